@@ -1,0 +1,325 @@
+package io.weft;
+
+import io.weft.internal.Context;
+import io.weft.internal.DefaultIo;
+import io.weft.internal.Races;
+import io.weft.internal.Sleep;
+import io.weft.internal.Task;
+import io.weft.internal.Unchecked;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/**
+ * A runtime for Weft tasks: six raw operations that an implementation provides, and the static
+ * entry points ({@link #async}, {@link #race}, {@link #sleep}, {@link #shield}) that every Weft
+ * program is written against.
+ *
+ * <p>The entry points use the <em>installed</em> Io, {@link #current()}: the one bound with
+ * {@link #with(Io)} on this thread or inherited by the current task, else the default
+ * {@code BlockingIo}. The same program therefore runs unchanged on {@code BlockingIo} (inline, no
+ * threads) and {@code FiberIo} (fibers on a work-stealing scheduler):
+ *
+ * {@snippet :
+ * String greeting = Io.with(io).call(() -> {
+ *     Future<String> name = Io.async(() -> lookUpName(42));
+ *     Future<String> fallback = Io.async(() -> { Io.sleep(Duration.ofMillis(50)); return "friend"; });
+ *     return "hello, " + Io.race(name, fallback);
+ * });
+ * }
+ *
+ * <h2>The raw operations</h2>
+ * Implementations are thread-safe: every raw operation may be called from any thread, although
+ * {@link #suspendRaw} only parks the thread that created its token. Users rarely call them
+ * directly; the entry points and the methods of {@link Future} are built from them alone:
+ * <ul>
+ *   <li>{@link #spawnRaw}: run a task, now (inline) or later (on a scheduler);
+ *   <li>{@link #suspendRaw} / {@link #ready}: park the current task until its {@link ParkToken}
+ *       is readied; the park point is where cancellation is delivered;
+ *   <li>{@link #nowMs} / {@link #armTimer} / {@link #poll}: the Io's clock and timers.
+ * </ul>
+ */
+public interface Io {
+
+    /** The deadline that never comes: returned by {@link #poll} when no timer is pending. */
+    long NO_DEADLINE = Long.MAX_VALUE;
+
+    // ---------------------------------------------------------------- raw operations
+
+    /**
+     * Runs {@code task} exactly once, either before returning (an inline Io) or later on some
+     * thread the Io owns (a scheduling Io). The task carries its own error handling; its
+     * {@link RawTask#run()} never throws.
+     *
+     * @param task the task to run
+     * @throws NullPointerException if {@code task} is null
+     * @throws IllegalStateException if this Io no longer accepts tasks (for example, after close)
+     */
+    void spawnRaw(RawTask task);
+
+    /**
+     * Parks the calling thread until {@code park} is readied; this is the one <em>suspend
+     * point</em> of Weft and where cancellation takes effect.
+     *
+     * <p>If the current task's cancellation is in effect (requested and not shielded) when this is
+     * called, or becomes so while parked, this throws {@link Cancelled}, waking the task if needed.
+     * A token readied before this call makes it return at once. Implementations delegate the
+     * protocol to {@link ParkToken#suspend(Runnable)} and supply only the wait itself.
+     *
+     * @param park a token created by the calling thread with {@link ParkToken#create()}
+     * @throws Cancelled if the current task's cancellation is in effect
+     * @throws NullPointerException if {@code park} is null
+     * @throws IllegalStateException if {@code park} belongs to another thread
+     */
+    void suspendRaw(ParkToken park);
+
+    /**
+     * Readies {@code park}, waking the thread parked on it (now, or when it parks). Idempotent:
+     * readying a token twice, or one whose park has already returned, has no further effect.
+     *
+     * @param park the token to ready
+     * @throws NullPointerException if {@code park} is null
+     */
+    void ready(ParkToken park);
+
+    /**
+     * Makes progress on this Io's own work (fires due timers, runs what is runnable), waiting at
+     * most until {@code deadlineMs} on this Io's clock for something to become due. A deadline at
+     * or before {@link #nowMs()} never waits.
+     *
+     * @param deadlineMs the latest time, on this Io's clock, to wait until
+     * @return the earliest pending timer deadline after this poll, or {@link #NO_DEADLINE}
+     */
+    long poll(long deadlineMs);
+
+    /**
+     * Returns this Io's clock in milliseconds: monotonic, starting near zero when the Io is
+     * created; a virtual clock advances only when nothing else can run.
+     *
+     * @return the current time on this Io's clock
+     */
+    long nowMs();
+
+    /**
+     * Arms a one-shot timer that {@linkplain #ready readies} {@code park} once
+     * {@link #nowMs()} reaches {@code deadlineMs}. A deadline in the past fires promptly; a
+     * deadline of {@link #NO_DEADLINE} never fires.
+     *
+     * @param deadlineMs when to fire, on this Io's clock
+     * @param park the token to ready
+     * @return a handle that can cancel the timer before it fires
+     * @throws NullPointerException if {@code park} is null
+     */
+    TimerHandle armTimer(long deadlineMs, ParkToken park);
+
+    // ---------------------------------------------------------------- entry points
+
+    /**
+     * Returns the installed Io: the one bound by the nearest enclosing {@link #with(Io)} on this
+     * thread, or inherited by the current task from its spawner; else the default
+     * {@code BlockingIo} (found with {@link java.util.ServiceLoader} in {@code weft-blocking-io}).
+     *
+     * @return the installed Io, never null
+     * @throws IllegalStateException if nothing is installed and no default Io is on the path
+     */
+    static Io current() {
+        Io io = Context.currentIo();
+        return io != null ? io : DefaultIo.get();
+    }
+
+    /**
+     * Returns a binding that runs code with {@code io} installed: {@code Io.with(io).run(...)}.
+     *
+     * @param io the Io to install
+     * @return a binding; reusable and thread-safe
+     * @throws NullPointerException if {@code io} is null
+     */
+    static Binding with(Io io) {
+        return new Binding(Objects.requireNonNull(io, "io"));
+    }
+
+    /**
+     * Starts {@code body} as a new task on the {@linkplain #current() installed} Io and returns its
+     * future. The task inherits that Io: {@code Io.current()} inside {@code body} is the same Io,
+     * on whatever thread it runs. {@code BlockingIo} runs the body inline before this returns;
+     * {@code FiberIo} runs it on a fiber. Spawning is not a suspend point.
+     *
+     * @param body the task's body; its value becomes the future's value, its exception the
+     *     future's failure ({@link Cancelled} makes it cancelled)
+     * @param <T> the value's type
+     * @return the task's future
+     * @throws NullPointerException if {@code body} is null
+     */
+    static <T> Future<T> async(Callable<T> body) {
+        Objects.requireNonNull(body, "body");
+        Io io = current();
+        Task<T> task = Task.spawned(io, body);
+        io.spawnRaw(task);
+        return task;
+    }
+
+    /**
+     * Waits for the first of {@code a} and {@code b} to complete, cancels the other, and returns
+     * the winner's value or rethrows its failure.
+     *
+     * <ul>
+     *   <li>The winner is the first input to complete with a value, a failure or a cancellation;
+     *       if both are complete when looked at, {@code a} wins (ties go to the lower argument
+     *       index, so the outcome is deterministic).
+     *   <li>Before returning, the race deregisters its waiter from both inputs and
+     *       {@linkplain Future#cancel() cancels} the loser. It returns at winner time and does
+     *       not wait for the loser to unwind; {@link #raceAndJoin} does.
+     *   <li>The winner's outcome is reported as {@link Future#await()} would: its value, its
+     *       unchecked failure (same instance), a checked failure wrapped in
+     *       {@link java.util.concurrent.CompletionException}, or {@link Cancelled}.
+     *   <li>If the racing task itself is cancelled (on entry, or while waiting), both inputs are
+     *       cancelled and {@link Cancelled} is thrown.
+     * </ul>
+     * Under {@code BlockingIo}, inputs made with {@link #async} are already complete, so {@code a}
+     * wins: the same outcome rules, a different interleaving.
+     *
+     * @param a the first input, which wins ties
+     * @param b the second input
+     * @param <T> the common value type
+     * @return the winner's value
+     * @throws Cancelled if the winner was cancelled or the racing task is cancelled
+     * @throws NullPointerException if an input is null
+     * @throws IllegalArgumentException if an input was not made by Weft
+     */
+    static <T> T race(Future<? extends T> a, Future<? extends T> b) {
+        return Races.race(a, b, false);
+    }
+
+    /**
+     * Like {@link #race}, but after cancelling the loser waits for it to finish unwinding (its
+     * {@code finally} blocks have run) before reporting the winner. The wait for the loser is
+     * shielded: a cancellation of the racing task that arrives meanwhile takes effect at its next
+     * suspend point.
+     *
+     * @param a the first input, which wins ties
+     * @param b the second input
+     * @param <T> the common value type
+     * @return the winner's value
+     * @throws Cancelled if the winner was cancelled or the racing task is cancelled
+     * @throws NullPointerException if an input is null
+     * @throws IllegalArgumentException if an input was not made by Weft
+     */
+    static <T> T raceAndJoin(Future<? extends T> a, Future<? extends T> b) {
+        return Races.race(a, b, true);
+    }
+
+    /**
+     * Suspends the current task for {@code duration} on the installed Io's clock. Durations of
+     * zero or less return at once (without a suspend point); durations are rounded up to whole
+     * milliseconds; a duration too large for the clock sleeps until cancelled. A cancelled
+     * sleeper wakes at once and throws {@link Cancelled}.
+     *
+     * @param duration how long to sleep
+     * @throws Cancelled if the current task is cancelled before or during the sleep
+     * @throws NullPointerException if {@code duration} is null
+     */
+    static void sleep(Duration duration) {
+        Objects.requireNonNull(duration, "duration");
+        Sleep.sleep(current(), duration);
+    }
+
+    /**
+     * Runs {@code body} with cancellation of the current task deferred: suspend points inside it
+     * do not throw {@link Cancelled}, and a cancellation requested meanwhile takes effect at the
+     * first suspend point after the outermost shield exits. Shields nest (depth-counted). An
+     * exception thrown inside a shield propagates as it is, never replaced by {@code Cancelled}.
+     * Outside any task this simply runs {@code body}.
+     *
+     * @param body the code to protect from cancellation
+     * @param <T> the value's type
+     * @return what {@code body} returns
+     * @throws java.util.concurrent.CompletionException wrapping a checked exception of {@code body}
+     * @throws NullPointerException if {@code body} is null
+     */
+    static <T> T shield(Callable<T> body) {
+        Objects.requireNonNull(body, "body");
+        Task<?> task = Context.currentTask();
+        if (task == null) {
+            return Unchecked.call(body);
+        }
+        task.enterShield();
+        try {
+            return Unchecked.call(body);
+        } finally {
+            task.exitShield();
+        }
+    }
+
+    /**
+     * Runs {@code body} with cancellation deferred; see {@link #shield(Callable)}.
+     *
+     * @param body the code to protect from cancellation
+     * @throws NullPointerException if {@code body} is null
+     */
+    static void shield(Runnable body) {
+        Objects.requireNonNull(body, "body");
+        shield(() -> {
+            body.run();
+            return null;
+        });
+    }
+
+    /**
+     * Returns the future of the task running this code, or empty on a plain thread outside any
+     * task. Lets a task hand out its own handle (for example, to be cancelled by someone else).
+     *
+     * @return the current task's future, if any
+     */
+    static Optional<Future<?>> currentTask() {
+        return Optional.ofNullable(Context.currentTask());
+    }
+
+    /**
+     * Code to run with one Io installed, made by {@link Io#with(Io)}. Immutable and thread-safe;
+     * each call installs the Io only for its own duration and only on the calling thread (and in
+     * the tasks spawned meanwhile).
+     */
+    final class Binding {
+        private final Io io;
+
+        private Binding(Io io) {
+            this.io = io;
+        }
+
+        /**
+         * Runs {@code body} with this binding's Io installed.
+         *
+         * @param body the code to run
+         * @throws NullPointerException if {@code body} is null
+         */
+        public void run(Runnable body) {
+            Objects.requireNonNull(body, "body");
+            Context.with(io).run(body);
+        }
+
+        /**
+         * Calls {@code body} with this binding's Io installed and returns its value.
+         *
+         * @param body the code to call
+         * @param <T> the value's type
+         * @return what {@code body} returns
+         * @throws java.util.concurrent.CompletionException wrapping a checked exception of
+         *     {@code body}; unchecked exceptions propagate as they are
+         * @throws NullPointerException if {@code body} is null
+         */
+        public <T> T call(Callable<T> body) {
+            Objects.requireNonNull(body, "body");
+            return Context.with(io).call(() -> Unchecked.call(body));
+        }
+
+        /**
+         * Returns the Io this binding installs.
+         *
+         * @return the bound Io
+         */
+        public Io io() {
+            return io;
+        }
+    }
+}

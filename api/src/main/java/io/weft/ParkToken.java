@@ -1,0 +1,163 @@
+package io.weft;
+
+import io.weft.internal.Context;
+import io.weft.internal.Task;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A one-shot wake-up for one suspension: the thread that creates it parks on it with
+ * {@link Io#suspendRaw}, anyone may ready it with {@link Io#ready}. Thread-safe.
+ *
+ * <p>One-shot and idempotent: readying a token before its park makes the park return at once;
+ * readying it again does nothing; and because every suspension uses a fresh token, a stale ready
+ * (of an older token) never wakes a later park.
+ *
+ * {@snippet :
+ * ParkToken park = ParkToken.create();
+ * registerCallback(() -> io.ready(park));   // someone readies it later, from any thread
+ * io.suspendRaw(park);                      // parks until then; throws Cancelled if cancelled
+ * }
+ */
+public final class ParkToken {
+    /*
+     * Implementation notes.
+     *
+     * State: one volatile int, PENDING -> READY, set once by signal() with a CAS (the winner
+     * unparks the owner). Written by any readier, read by the owner's wait loop.
+     *
+     * Cancellation: suspend() is the runtime half of Io.suspendRaw. It publishes this token as the
+     * task's parked token (Task.enterPark), then re-reads the task's state; a canceller sets its
+     * cancel bit, then reads the parked token and unparks the owner. Both sides use volatile
+     * (sequentially consistent) accesses, so at least one sees the other: either the task sees the
+     * cancel before parking, or the canceller sees the token and wakes it (no lost cancel).
+     * A cancel does NOT ready the token: it only unparks the owner, whose loop re-checks. That
+     * keeps a shielded task parked after a cancel (a ready would make its sleep return early).
+     *
+     * Interrupts: LockSupport.park returns at once while the interrupt flag is set, which would
+     * turn the loop into a spin. The loop clears the flag, keeps waiting, and restores it on exit:
+     * a suspension is not interruptible; Future.cancel is how tasks are stopped.
+     */
+
+    private static final int PENDING = 0;
+    private static final int READY = 1;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(ParkToken.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Thread owner;
+    private final Task<?> task;
+    private volatile int state;
+
+    private ParkToken(Thread owner, Task<?> task) {
+        this.owner = owner;
+        this.task = task;
+    }
+
+    /**
+     * Creates a token for the calling thread (and its current task, if any) to park on once.
+     *
+     * @return a new, not yet readied token
+     */
+    public static ParkToken create() {
+        return new ParkToken(Thread.currentThread(), Context.currentTask());
+    }
+
+    /**
+     * Returns the thread that created this token and is the only one that may park on it.
+     *
+     * @return the owner thread
+     */
+    public Thread owner() {
+        return owner;
+    }
+
+    /**
+     * Returns whether this token has been readied.
+     *
+     * @return {@code true} once readied
+     */
+    public boolean isReady() {
+        return state == READY;
+    }
+
+    /**
+     * Marks this token ready and unparks its owner; the building block of {@link Io#ready}.
+     * Idempotent.
+     *
+     * @return {@code true} if this call readied the token, {@code false} if it already was
+     */
+    public boolean signal() {
+        if (STATE.compareAndSet(this, PENDING, READY)) {
+            LockSupport.unpark(owner);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * The runtime half of {@link Io#suspendRaw}: runs the cancellation protocol around an Io's own
+     * way of waiting. Throws {@link Cancelled} at once if the current task's cancellation is in
+     * effect; otherwise calls {@code waitStep} until this token is readied or the task's
+     * cancellation takes effect (then throws {@code Cancelled}).
+     *
+     * <p>{@code waitStep} waits for a while and returns; it must return when the owner thread is
+     * unparked ({@link LockSupport#unpark}) and may return spuriously. {@code LockSupport.park(this)}
+     * is the simplest correct step; an inline Io also fires its timers there.
+     *
+     * @param waitStep one bounded wait of the Io
+     * @throws Cancelled if the current task's cancellation is in effect
+     * @throws IllegalStateException if called by a thread other than the owner, or in another task
+     * @throws NullPointerException if {@code waitStep} is null
+     */
+    public void suspend(Runnable waitStep) {
+        Objects.requireNonNull(waitStep, "waitStep");
+        if (Thread.currentThread() != owner) {
+            throw new IllegalStateException("a ParkToken is parked on only by the thread that created it ("
+                    + owner + "), not " + Thread.currentThread());
+        }
+        if (task != Context.currentTask()) {
+            throw new IllegalStateException("a ParkToken is parked on only inside the task that created it");
+        }
+        if (task == null) {
+            waitUntil(waitStep, null);
+            return;
+        }
+        task.enterPark(this);
+        try {
+            waitUntil(waitStep, task);
+        } finally {
+            task.exitPark();
+        }
+        task.throwIfCancelled();
+    }
+
+    private void waitUntil(Runnable waitStep, Task<?> parked) {
+        boolean interrupted = false;
+        try {
+            while (state != READY && (parked == null || !parked.isCancellationEffective())) {
+                waitStep.run();
+                if (Thread.interrupted()) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                owner.interrupt();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ParkToken[" + (isReady() ? "ready" : "pending") + ", owner=" + owner.getName() + "]";
+    }
+}

@@ -1,0 +1,18 @@
+package io.weft;
+
+/**
+ * Thrown by a timed wait, such as {@link Future#await(java.time.Duration)}, whose time ran out on
+ * the Io's clock. Unchecked, like every Weft signal; it does not cancel what was awaited.
+ */
+public class TimedOut extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * Creates the signal with a message saying what timed out.
+     *
+     * @param message what timed out, and after how long
+     */
+    public TimedOut(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,615 @@
+package io.weft.internal;
+
+import io.weft.Cancelled;
+import io.weft.Future;
+import io.weft.Io;
+import io.weft.ParkToken;
+import io.weft.RawTask;
+import io.weft.TimedOut;
+import io.weft.TimerHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The task record behind every {@link Future}: its packed state word, its outcome, its awaiters.
+ * Thread-safe. A task made by {@link #spawned} runs its body once through {@link #run()}; one
+ * made by {@link #fromStage}, {@link #succeeded} or {@link #failedWith} has no body and is
+ * completed from outside.
+ */
+public final class Task<T> implements Future<T>, RawTask {
+    /*
+     * Implementation notes.
+     *
+     * State word (one volatile long, changed only by CAS):
+     *
+     *   bits 0-2   lifecycle: NEW, RUNNING, COMPLETING, SUCCEEDED, FAILED, CANCELLED (last three: done)
+     *   bit  3     CANCEL_REQUESTED: sticky once set
+     *   bits 16-31 shield depth: changed only by the task's own thread (enterShield/exitShield)
+     *
+     * Transitions (who -> what):
+     *
+     *   NEW -> RUNNING                         // run(): the Io starts the task
+     *   NEW -> COMPLETING -> CANCELLED         // cancel() before start: body never runs, done at once
+     *   NEW -> COMPLETING -> SUCCEEDED|FAILED|CANCELLED      // bodiless tasks, completed from outside
+     *   RUNNING -> RUNNING+CANCEL_REQUESTED    // cancel() while running: wakes the parked task
+     *   RUNNING -> COMPLETING -> SUCCEEDED|FAILED|CANCELLED  // the body returned or threw
+     *
+     * COMPLETING makes completion a claim-then-publish: the one thread whose CAS claimed it
+     * writes the outcome, then publishes the final lifecycle with a volatile write. A cancel that
+     * sees COMPLETING reports ALREADY_DONE: the outcome is already decided.
+     *
+     * A value returned after CANCEL_REQUESTED is dropped (CANCELLED): once cancel() returned true
+     * the future never succeeds. A non-Cancelled exception is kept (FAILED): nothing is replaced.
+     * Packing cancel and shield depth in one word makes "cancelled and not shielded" one atomic
+     * read, so a canceller decides whether to wake the task from the same snapshot the task
+     * itself checks.
+     *
+     * Outcome: `outcome` (value or Throwable) is written by the claiming thread after COMPLETING
+     * and before the volatile write of the final state; it is read only after reading a done state.
+     *
+     * Cancel vs park (the lost-cancel race): the task writes `parked` (volatile) then re-reads the
+     * state; cancel() CASes the state then reads `parked` and unparks its owner. Volatile accesses
+     * are sequentially consistent, so one side always sees the other. See ParkToken.
+     *
+     * Awaiters: a Treiber stack of Waiter nodes; complete() swaps in the DONE sentinel and runs
+     * every live action, so a waiter pushed after completion is refused (the pusher reports
+     * at once). Deregistration (race losers, timed-out awaits) nulls the node's action and unlinks
+     * dead nodes: at the head by CAS, inside the stack by plain writes. Concurrent unlinks can only
+     * re-link a dead node, never drop a live one: every write skips exactly one dead node. A
+     * stale action that still runs is harmless: it readies a one-shot ParkToken nobody parks on.
+     *
+     * Reference counts (the seed design's ref_count bits) are not needed: the garbage collector
+     * frees a task once no queue, waiter or handle refers to it. `detached`/`join_interest` bits
+     * are replaced by the awaiter stack itself.
+     *
+     * Await cycles: an awaiting task records `awaiting` (volatile) before parking, then walks the
+     * chain from the awaited task; if it reaches itself, it throws instead of hanging. Two tasks
+     * closing a cycle at once both write then read, so at least one of them sees the cycle.
+     */
+
+    private static final long LIFECYCLE = 0b111L;
+    private static final long NEW = 0;
+    private static final long RUNNING = 1;
+    private static final long SUCCEEDED = 2;
+    private static final long FAILED = 3;
+    private static final long CANCELLED = 4;
+    /** Transient: the completing thread is writing the outcome. Not done yet, no longer cancellable. */
+    private static final long COMPLETING = 5;
+    private static final long CANCEL_REQUESTED = 1L << 3;
+    private static final int SHIELD_SHIFT = 16;
+    private static final long SHIELD_ONE = 1L << SHIELD_SHIFT;
+    private static final long SHIELD_MASK = 0xFFFFL << SHIELD_SHIFT;
+    private static final int MAX_AWAIT_CHAIN = 10_000;
+
+    private static final AtomicLong IDS = new AtomicLong();
+    private static final VarHandle STATE;
+    private static final VarHandle WAITERS;
+    /** Marks the awaiter stack of a completed task. */
+    private static final Waiter DONE = new Waiter(null);
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            STATE = lookup.findVarHandle(Task.class, "state", long.class);
+            WAITERS = lookup.findVarHandle(Task.class, "waiters", Waiter.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** What a cancel request did. */
+    enum CancelOutcome {
+        /** The task was already done; nothing changed. */
+        ALREADY_DONE,
+        /** The task had not started: it is now done, cancelled, and its body will never run. */
+        CANCELLED_BEFORE_START,
+        /** The request was registered and the task, if parked, was woken. */
+        REQUESTED,
+        /** The request was registered; a shield defers it until the outermost shield exits. */
+        DEFERRED_BY_SHIELD,
+        /** A request was already registered. */
+        ALREADY_REQUESTED
+    }
+
+    /** One registered awaiter: an action run once when the task completes. */
+    static final class Waiter {
+        volatile Runnable action;
+        Waiter next;
+
+        Waiter(Runnable action) {
+            this.action = action;
+        }
+    }
+
+    private final long id;
+    /** The Io the task was spawned on; null for a bodiless task. Written once. */
+    private final Io io;
+    /** The body; written at construction, cleared by the running thread. */
+    private Callable<? extends T> body;
+    /** Value or Throwable; written by the completing thread before the done CAS. */
+    private Object outcome;
+    /** Lifecycle, cancel request, shield depth. Written by CAS from any thread. */
+    private volatile long state;
+    /** Awaiter stack, or DONE. Pushed by awaiters, swapped by the completing thread. */
+    private volatile Waiter waiters;
+    /** The token this task is parked on, or null. Written by the task, read by cancellers. */
+    private volatile ParkToken parked;
+    /** The task this task is awaiting, or null. Written by the task, read by others' cycle checks. */
+    private volatile Task<?> awaiting;
+
+    private Task(Io io, Callable<? extends T> body) {
+        this.id = IDS.incrementAndGet();
+        this.io = io;
+        this.body = body;
+    }
+
+    /** Returns a task that will run {@code body} on {@code io} once the Io runs it. */
+    public static <T> Task<T> spawned(Io io, Callable<? extends T> body) {
+        return new Task<>(io, body);
+    }
+
+    /** Returns a bodiless task completed by {@code stage}. */
+    public static <T> Task<T> fromStage(CompletionStage<? extends T> stage) {
+        Task<T> task = new Task<>(null, null);
+        stage.whenComplete((value, failure) -> {
+            if (failure == null) {
+                task.complete(SUCCEEDED, value);
+            } else {
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause()
+                        : failure;
+                task.complete(cause instanceof CancellationException ? CANCELLED : FAILED, cause);
+            }
+        });
+        return task;
+    }
+
+    /** Returns a bodiless task that has succeeded with {@code value}. */
+    public static <T> Task<T> succeeded(T value) {
+        Task<T> task = new Task<>(null, null);
+        task.complete(SUCCEEDED, value);
+        return task;
+    }
+
+    /** Returns a bodiless task that has failed with {@code failure} (cancelled for a Cancelled). */
+    public static <T> Task<T> failedWith(Throwable failure) {
+        Task<T> task = new Task<>(null, null);
+        task.complete(failure instanceof Cancelled ? CANCELLED : FAILED, failure);
+        return task;
+    }
+
+    /** Returns {@code future} as a task, or throws if it was not made by Weft. */
+    static <T> Task<T> of(Future<T> future, String name) {
+        if (future == null) {
+            throw new NullPointerException(name);
+        }
+        if (future instanceof Task<T> task) {
+            return task;
+        }
+        throw new IllegalArgumentException(name + " is not a Future made by Weft: " + future.getClass().getName());
+    }
+
+    // ---------------------------------------------------------------- running
+
+    @Override
+    public void run() {
+        if (io == null) {
+            throw new IllegalStateException(this + " has no body to run: it is completed from outside");
+        }
+        long s = state;
+        while (true) {
+            long life = s & LIFECYCLE;
+            if (life != NEW) {
+                if (life == CANCELLED) {
+                    return; // cancelled before start: the body never runs
+                }
+                throw new IllegalStateException(this + " was already started; an Io runs a task once");
+            }
+            if (STATE.compareAndSet(this, s, (s & ~LIFECYCLE) | RUNNING)) {
+                break;
+            }
+            s = state;
+        }
+        Callable<? extends T> work = body;
+        body = null; // only the running thread reads body, after winning NEW -> RUNNING
+        try {
+            T value = Context.forTask(io, this).call(work::call);
+            complete(SUCCEEDED, value);
+        } catch (Cancelled c) {
+            complete(CANCELLED, c);
+        } catch (Throwable t) {
+            complete(t instanceof CancellationException ? CANCELLED : FAILED, t);
+        }
+    }
+
+    /**
+     * Makes the task done with {@code life} and {@code result}, unless it already is (or is being
+     * completed). Returns whether this call completed it.
+     */
+    private boolean complete(long life, Object result) {
+        while (true) {
+            long s = state;
+            long current = s & LIFECYCLE;
+            if (current != NEW && current != RUNNING) {
+                return false;
+            }
+            long finalLife = life;
+            Object finalResult = result;
+            if (life == SUCCEEDED && (s & CANCEL_REQUESTED) != 0) {
+                finalLife = CANCELLED; // a value after cancel() is dropped
+                finalResult = null;
+            }
+            if (STATE.compareAndSet(this, s, (s & CANCEL_REQUESTED) | COMPLETING)) {
+                finish(s & CANCEL_REQUESTED, finalLife, finalResult);
+                return true;
+            }
+        }
+    }
+
+    /** Second half of completion: only the thread that moved the state to COMPLETING runs this. */
+    private void finish(long cancelBit, long life, Object result) {
+        outcome = result;
+        state = cancelBit | life; // the volatile write publishes outcome
+        runWaiters();
+    }
+
+    private void runWaiters() {
+        Waiter w = (Waiter) WAITERS.getAndSet(this, DONE);
+        for (; w != null && w != DONE; w = w.next) {
+            Runnable action = w.action;
+            if (action != null) {
+                w.action = null;
+                action.run();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- cancellation
+
+    @Override
+    public boolean cancel() {
+        return requestCancel() != CancelOutcome.ALREADY_DONE;
+    }
+
+    CancelOutcome requestCancel() {
+        while (true) {
+            long s = state;
+            long life = s & LIFECYCLE;
+            if (life != NEW && life != RUNNING) {
+                return CancelOutcome.ALREADY_DONE; // done, or being completed by another thread
+            }
+            if (life == NEW) {
+                if (STATE.compareAndSet(this, s, CANCEL_REQUESTED | COMPLETING)) {
+                    finish(CANCEL_REQUESTED, CANCELLED, null);
+                    return CancelOutcome.CANCELLED_BEFORE_START;
+                }
+                continue;
+            }
+            if ((s & CANCEL_REQUESTED) != 0) {
+                return CancelOutcome.ALREADY_REQUESTED;
+            }
+            if (STATE.compareAndSet(this, s, s | CANCEL_REQUESTED)) {
+                if ((s & SHIELD_MASK) != 0) {
+                    return CancelOutcome.DEFERRED_BY_SHIELD;
+                }
+                ParkToken p = parked;
+                if (p != null) {
+                    LockSupport.unpark(p.owner());
+                }
+                return CancelOutcome.REQUESTED;
+            }
+        }
+    }
+
+    /** Whether cancellation was requested and no shield defers it. */
+    public boolean isCancellationEffective() {
+        long s = state;
+        return (s & CANCEL_REQUESTED) != 0 && (s & SHIELD_MASK) == 0;
+    }
+
+    /** Throws {@link Cancelled} if this task's cancellation is in effect. */
+    public void throwIfCancelled() {
+        if (isCancellationEffective()) {
+            throw new Cancelled(this + " was cancelled");
+        }
+    }
+
+    /** Publishes {@code token} as the one this task parks on; throws if cancellation is in effect. */
+    public void enterPark(ParkToken token) {
+        parked = token;
+        if (isCancellationEffective()) {
+            parked = null;
+            throw new Cancelled(this + " was cancelled");
+        }
+    }
+
+    /** Clears the parked token after the park returned. */
+    public void exitPark() {
+        parked = null;
+    }
+
+    /** Adds one level of shield; only the task's own thread calls this. */
+    public void enterShield() {
+        while (true) {
+            long s = state;
+            if ((s & SHIELD_MASK) == SHIELD_MASK) {
+                throw new IllegalStateException("shields nested deeper than " + (SHIELD_MASK >>> SHIELD_SHIFT));
+            }
+            if (STATE.compareAndSet(this, s, s + SHIELD_ONE)) {
+                return;
+            }
+        }
+    }
+
+    /** Removes one level of shield; a pending cancel takes effect at the next suspend point. */
+    public void exitShield() {
+        while (true) {
+            long s = state;
+            if ((s & SHIELD_MASK) == 0) {
+                throw new IllegalStateException("exitShield without enterShield");
+            }
+            if (STATE.compareAndSet(this, s, s - SHIELD_ONE)) {
+                return;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- awaiting
+
+    /** Pushes a waiter; returns null (and does not register) if the task is already done. */
+    Waiter addWaiter(Runnable action) {
+        Waiter node = new Waiter(action);
+        while (true) {
+            Waiter head = waiters;
+            if (head == DONE) {
+                return null;
+            }
+            node.next = head;
+            if (WAITERS.compareAndSet(this, head, node)) {
+                return node;
+            }
+        }
+    }
+
+    /** Deregisters {@code node} (null is ignored) and unlinks dead nodes. */
+    void removeWaiter(Waiter node) {
+        if (node == null) {
+            return;
+        }
+        node.action = null;
+        Waiter head = waiters;
+        while (head != null && head != DONE && head.action == null) {
+            if (WAITERS.compareAndSet(this, head, head.next)) {
+                head = head.next;
+            } else {
+                head = waiters;
+            }
+        }
+        if (head == null || head == DONE) {
+            return;
+        }
+        for (Waiter p = head, q = p.next; q != null; q = p.next) {
+            if (q.action == null) {
+                p.next = q.next;
+            } else {
+                p = q;
+            }
+        }
+    }
+
+    /** Counts live waiters; for diagnostics. */
+    int waiterCount() {
+        int n = 0;
+        Waiter w = waiters;
+        for (; w != null && w != DONE; w = w.next) {
+            if (w.action != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public T await() {
+        awaitDone(Io.NO_DEADLINE, null);
+        return report();
+    }
+
+    @Override
+    public T await(Duration timeout) {
+        if (timeout == null) {
+            throw new NullPointerException("timeout");
+        }
+        if (isDone()) {
+            return report();
+        }
+        Io clockIo = Io.current();
+        long deadline = Durations.deadline(clockIo.nowMs(), timeout);
+        if (!awaitDone(deadline, clockIo)) {
+            throw new TimedOut(this + " was not done after " + timeout);
+        }
+        return report();
+    }
+
+    /** Waits until done, ignoring the outcome; the loser-joining half of raceAndJoin. */
+    void join() {
+        awaitDone(Io.NO_DEADLINE, null);
+    }
+
+    /**
+     * Parks the caller until this task is done or {@code deadlineMs} passes on {@code clock}'s
+     * clock (ignored when the deadline is NO_DEADLINE). Returns whether the task is done.
+     */
+    private boolean awaitDone(long deadlineMs, Io clock) {
+        if (isDone()) {
+            return true;
+        }
+        Task<?> me = Context.currentTask();
+        if (me == this) {
+            throw new IllegalStateException(this + " awaits its own future: it would never finish");
+        }
+        Io io = clock != null ? clock : Io.current();
+        if (me != null) {
+            me.awaiting = this;
+            checkNoAwaitCycle(me);
+        }
+        try {
+            while (!isDone()) {
+                if (deadlineMs != Io.NO_DEADLINE && io.nowMs() >= deadlineMs) {
+                    return false;
+                }
+                ParkToken token = ParkToken.create();
+                Waiter node = addWaiter(() -> io.ready(token));
+                if (node == null) {
+                    break;
+                }
+                TimerHandle timer = deadlineMs != Io.NO_DEADLINE ? io.armTimer(deadlineMs, token) : null;
+                try {
+                    io.suspendRaw(token);
+                } finally {
+                    removeWaiter(node);
+                    if (timer != null) {
+                        timer.cancel();
+                    }
+                }
+            }
+            return true;
+        } finally {
+            if (me != null) {
+                me.awaiting = null;
+            }
+        }
+    }
+
+    private void checkNoAwaitCycle(Task<?> me) {
+        int hops = 0;
+        for (Task<?> t = this; t != null && hops < MAX_AWAIT_CHAIN; t = t.awaiting, hops++) {
+            if (t == me) {
+                me.awaiting = null;
+                throw new IllegalStateException("await cycle: " + me + " awaits " + this
+                        + ", which is (transitively) awaiting " + me + "; neither could ever finish");
+            }
+        }
+    }
+
+    /** Reports the outcome of a done task: the value, or the failure under Weft's rules. */
+    T report() {
+        long life = state & LIFECYCLE;
+        if (life == SUCCEEDED) {
+            @SuppressWarnings("unchecked")
+            T value = (T) outcome;
+            return value;
+        }
+        if (life == FAILED) {
+            throw Unchecked.rethrowable((Throwable) outcome);
+        }
+        if (life == CANCELLED) {
+            throw new Cancelled(this + " was cancelled", (Throwable) outcome);
+        }
+        throw new IllegalStateException(this + " is not done");
+    }
+
+    // ---------------------------------------------------------------- inspection
+
+    @Override
+    public boolean isDone() {
+        long life = state & LIFECYCLE;
+        return life == SUCCEEDED || life == FAILED || life == CANCELLED;
+    }
+
+    @Override
+    public State state() {
+        return switch ((int) (state & LIFECYCLE)) {
+            case (int) SUCCEEDED -> State.SUCCESS;
+            case (int) FAILED -> State.FAILED;
+            case (int) CANCELLED -> State.CANCELLED;
+            default -> State.PENDING;
+        };
+    }
+
+    @Override
+    public T resultNow() {
+        if ((state & LIFECYCLE) != SUCCEEDED) {
+            throw new IllegalStateException(this + " did not succeed");
+        }
+        @SuppressWarnings("unchecked")
+        T value = (T) outcome;
+        return value;
+    }
+
+    @Override
+    public Throwable exceptionNow() {
+        if ((state & LIFECYCLE) != FAILED) {
+            throw new IllegalStateException(this + " did not fail");
+        }
+        return (Throwable) outcome;
+    }
+
+    @Override
+    public CompletableFuture<T> toCompletableFuture() {
+        CompletableFuture<T> mirror = new CompletableFuture<>();
+        Runnable copy = () -> {
+            long life = state & LIFECYCLE;
+            if (life == SUCCEEDED) {
+                mirror.complete(resultNow());
+            } else if (life == FAILED) {
+                mirror.completeExceptionally(exceptionNow());
+            } else {
+                mirror.cancel(false);
+            }
+        };
+        if (addWaiter(copy) == null) {
+            copy.run();
+        }
+        mirror.whenComplete((value, failure) -> {
+            if (mirror.isCancelled()) {
+                cancel();
+            }
+        });
+        return mirror;
+    }
+
+    /** Whether this task was cancelled while it ran (for diagnostics and tests). */
+    boolean isCancelRequested() {
+        return (state & CANCEL_REQUESTED) != 0;
+    }
+
+    /** The Io this task was spawned on, or null for a bodiless task. */
+    Io io() {
+        return io;
+    }
+
+    @Override
+    public String toString() {
+        long s = state;
+        String life = switch ((int) (s & LIFECYCLE)) {
+            case (int) NEW -> "NEW";
+            case (int) RUNNING -> "RUNNING";
+            case (int) SUCCEEDED -> "SUCCESS";
+            case (int) FAILED -> "FAILED";
+            case (int) COMPLETING -> "COMPLETING";
+            default -> "CANCELLED";
+        };
+        StringBuilder sb = new StringBuilder("Task#").append(id).append('[').append(life);
+        if ((s & CANCEL_REQUESTED) != 0 && !isDone()) {
+            sb.append(", cancelling");
+        }
+        long shields = (s & SHIELD_MASK) >>> SHIELD_SHIFT;
+        if (shields > 0) {
+            sb.append(", shield=").append(shields);
+        }
+        int n = waiterCount();
+        if (n > 0) {
+            sb.append(", waiters=").append(n);
+        }
+        return sb.append(']').toString();
+    }
+}

@@ -1,0 +1,223 @@
+package io.weft.blocking;
+
+import io.weft.Io;
+import io.weft.ParkToken;
+import io.weft.RawTask;
+import io.weft.TimerHandle;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * An {@link Io} that runs every task inline on the caller's thread: no threads, no scheduler.
+ * Thread-safe; one instance may serve many threads at once. It is the default Io where none is
+ * installed.
+ *
+ * <ul>
+ *   <li>{@link #spawnRaw} runs the task to completion before returning, so {@code Io.async}
+ *       returns a future that is already done.
+ *   <li>{@link #suspendRaw} blocks the calling thread until its token is readied, by a timer (fired
+ *       by the waiting thread itself) or by another thread.
+ *   <li>The clock is real ({@link System#nanoTime}) by default. With {@link Builder#virtualClock()}
+ *       it is virtual: it starts at zero and, when a waiting thread has nothing to do but wait for
+ *       a timer, jumps straight to that timer's deadline. Meant for tests and simulations of
+ *       single-threaded programs: hours of sleeps take no time.
+ * </ul>
+ *
+ * {@snippet :
+ * Io io = BlockingIo.builder().virtualClock().build();
+ * long elapsed = Io.with(io).call(() -> {
+ *     Io.sleep(Duration.ofHours(2));     // returns at once: the virtual clock jumps
+ *     return io.nowMs();                 // 7_200_000
+ * });
+ * }
+ */
+public final class BlockingIo implements Io {
+    /*
+     * Implementation notes.
+     *
+     * Waiting: suspendRaw hands ParkToken.suspend a wait step that (1) fires the timers due now,
+     * (2) returns if that fired anything (the token may be ready), else (3) parks until the
+     * earliest deadline (real clock) or jumps the virtual clock to it. With no timer at all it
+     * parks until unparked: only another thread (a ready, a cancel) can help then.
+     *
+     * Threads: every parked thread waits until the earliest deadline of the shared queue, fires
+     * whatever is due and re-parks, so a timer is fired by whichever waiting thread gets there
+     * first; its token's owner is unparked by the ready. A timer armed for another thread's token
+     * unparks that owner so it recomputes how long to wait.
+     *
+     * Alternatives: per-thread timer queues would avoid cross-thread wake-ups, but a token may be
+     * armed from any thread; one queue is simpler and BlockingIo is not a throughput runtime.
+     */
+
+    private final TimerQueue timers = new TimerQueue();
+    private final long originNanos;
+    /** The virtual clock's time, or null for the real clock. Advanced by waiting threads. */
+    private final AtomicLong virtualNow;
+
+    /**
+     * Creates a BlockingIo on the real clock; the same as {@link #create()}. Public so that
+     * {@link java.util.ServiceLoader} can make the default Io on the class path.
+     */
+    public BlockingIo() {
+        this(false);
+    }
+
+    private BlockingIo(boolean virtualClock) {
+        this.originNanos = System.nanoTime();
+        this.virtualNow = virtualClock ? new AtomicLong() : null;
+    }
+
+    /**
+     * Creates a BlockingIo on the real clock.
+     *
+     * @return a new BlockingIo
+     */
+    public static BlockingIo create() {
+        return new BlockingIo(false);
+    }
+
+    /**
+     * Returns a builder for a BlockingIo with options (a virtual clock).
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds a {@link BlockingIo}. Not thread-safe; use one builder per thread. */
+    public static final class Builder {
+        private boolean virtualClock;
+
+        private Builder() {}
+
+        /**
+         * Makes the clock virtual: it starts at 0 and jumps to the next timer's deadline whenever
+         * a waiting thread has nothing else to wait for.
+         *
+         * @return this builder
+         */
+        public Builder virtualClock() {
+            this.virtualClock = true;
+            return this;
+        }
+
+        /**
+         * Builds the BlockingIo.
+         *
+         * @return a new BlockingIo
+         */
+        public BlockingIo build() {
+            return new BlockingIo(virtualClock);
+        }
+    }
+
+    /**
+     * Returns whether this Io's clock is virtual.
+     *
+     * @return {@code true} for a virtual clock
+     */
+    public boolean hasVirtualClock() {
+        return virtualNow != null;
+    }
+
+    @Override
+    public void spawnRaw(RawTask task) {
+        Objects.requireNonNull(task, "task");
+        task.run();
+    }
+
+    @Override
+    public void suspendRaw(ParkToken park) {
+        Objects.requireNonNull(park, "park");
+        park.suspend(() -> waitStep(park));
+    }
+
+    @Override
+    public void ready(ParkToken park) {
+        Objects.requireNonNull(park, "park");
+        park.signal();
+    }
+
+    @Override
+    public long poll(long deadlineMs) {
+        if (fireDue() > 0) {
+            return timers.nextDeadline();
+        }
+        long next = timers.nextDeadline();
+        if (next == NO_DEADLINE || next > deadlineMs) {
+            return next;
+        }
+        waitUntil(next, null);
+        fireDue();
+        return timers.nextDeadline();
+    }
+
+    @Override
+    public long nowMs() {
+        AtomicLong v = virtualNow;
+        return v != null ? v.get() : (System.nanoTime() - originNanos) / 1_000_000;
+    }
+
+    @Override
+    public TimerHandle armTimer(long deadlineMs, ParkToken park) {
+        Objects.requireNonNull(park, "park");
+        TimerHandle handle = timers.arm(deadlineMs, park);
+        if (park.owner() != Thread.currentThread()) {
+            LockSupport.unpark(park.owner()); // it may be waiting for a later deadline
+        }
+        return handle;
+    }
+
+    /** One wait of a suspended thread: fire what is due, else wait for the next deadline. */
+    private void waitStep(ParkToken park) {
+        if (fireDue() > 0) {
+            return;
+        }
+        long next = timers.nextDeadline();
+        if (next == NO_DEADLINE) {
+            LockSupport.park(park);
+        } else {
+            waitUntil(next, park);
+        }
+    }
+
+    /** Waits until {@code deadlineMs}: the virtual clock jumps, the real one parks (may return early). */
+    private void waitUntil(long deadlineMs, ParkToken blocker) {
+        AtomicLong v = virtualNow;
+        if (v != null) {
+            v.accumulateAndGet(deadlineMs, Math::max);
+            return;
+        }
+        long waitNanos = TimeUnit.MILLISECONDS.toNanos(deadlineMs) - (System.nanoTime() - originNanos);
+        if (waitNanos > 0) {
+            LockSupport.parkNanos(blocker, waitNanos);
+        }
+    }
+
+    private int fireDue() {
+        List<ParkToken> due = timers.takeDue(nowMs());
+        for (ParkToken token : due) {
+            ready(token);
+        }
+        return due.size();
+    }
+
+    /**
+     * Returns how many timers are armed and not yet fired or cancelled; for diagnostics and tests.
+     *
+     * @return the number of pending timers
+     */
+    public int pendingTimers() {
+        return timers.size();
+    }
+
+    @Override
+    public String toString() {
+        return "BlockingIo[" + (virtualNow != null ? "virtual" : "real") + " clock at " + nowMs() + " ms, "
+                + pendingTimers() + " timers]";
+    }
+}

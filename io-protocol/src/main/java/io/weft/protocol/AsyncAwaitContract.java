@@ -1,0 +1,267 @@
+package io.weft.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.Cancelled;
+import io.weft.Future;
+import io.weft.Io;
+import io.weft.TimedOut;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * DESIGN §3.1–3.2: {@code async} runs its body as a task; {@code await} returns its value or
+ * reports its failure by Weft's rules, for any number of awaiters, from tasks and plain threads.
+ */
+public abstract class AsyncAwaitContract extends IoContract {
+
+    /** For the test class of one Io implementation. */
+    protected AsyncAwaitContract() {}
+
+    @Test
+    void awaitReturnsTheBodysValue() {
+        assertEquals(42, (int) inIo(() -> Io.async(() -> 6 * 7).await()));
+    }
+
+    @Test
+    void asyncRunsTheBodyExactlyOnce() {
+        AtomicInteger runs = new AtomicInteger();
+        Future<Integer> f = inIo(() -> Io.async(runs::incrementAndGet));
+        assertEquals(1, (int) inIo(f::await));
+        assertEquals(1, (int) inIo(f::await), "awaiting again does not run the body again");
+        assertEquals(1, runs.get());
+    }
+
+    @Test
+    void awaitRethrowsAnUncheckedFailureAsTheSameInstance() {
+        IllegalStateException boom = new IllegalStateException("boom");
+        Future<Object> f = inIo(() -> Io.async(() -> {
+            throw boom;
+        }));
+        assertSame(boom, assertThrows(IllegalStateException.class, () -> inIo(f::await)));
+        assertSame(boom, f.exceptionNow());
+        assertEquals(Future.State.FAILED, f.state());
+    }
+
+    @Test
+    void awaitRethrowsAnErrorAsTheSameInstance() {
+        StackOverflowError error = new StackOverflowError("deep");
+        Future<Object> f = inIo(() -> Io.async(() -> {
+            throw error;
+        }));
+        assertSame(error, assertThrows(StackOverflowError.class, () -> inIo(f::await)));
+    }
+
+    @Test
+    void awaitWrapsACheckedFailureInCompletionException() {
+        IOException io = new IOException("disk");
+        Future<Object> f = inIo(() -> Io.async(() -> {
+            throw io;
+        }));
+        CompletionException e = assertThrows(CompletionException.class, () -> inIo(f::await));
+        assertSame(io, e.getCause());
+        assertSame(io, f.exceptionNow(), "exceptionNow reports the failure as thrown");
+    }
+
+    @Test
+    void aBodyThrowingCancelledEndsCancelled() {
+        Future<Object> f = inIo(() -> Io.async(() -> {
+            throw new Cancelled("gave up");
+        }));
+        awaitDone(f);
+        assertEquals(Future.State.CANCELLED, f.state());
+        assertThrows(Cancelled.class, () -> inIo(f::await));
+    }
+
+    @Test
+    void resultNowAndExceptionNowReportOnlyTheirOwnOutcome() {
+        Future<String> ok = inIo(() -> Io.async(() -> "ok"));
+        awaitDone(ok);
+        assertEquals("ok", ok.resultNow());
+        assertThrows(IllegalStateException.class, ok::exceptionNow);
+
+        Future<String> pending = Future.from(new CompletableFuture<String>());
+        assertThrows(IllegalStateException.class, pending::resultNow);
+        assertThrows(IllegalStateException.class, pending::exceptionNow);
+        assertEquals(Future.State.PENDING, pending.state());
+    }
+
+    @Test
+    void manyAwaitersAllSeeTheValue() {
+        CompletableFuture<String> source = new CompletableFuture<>();
+        Future<String> shared = Future.from(source);
+        List<Started<String>> awaiters = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            awaiters.add(startElsewhere(shared::await));
+        }
+        awaiters.forEach(Started::awaitParked);
+        source.complete("everyone");
+        for (Started<String> awaiter : awaiters) {
+            assertEquals("everyone", inIo(() -> awaiter.future().await()));
+        }
+    }
+
+    @Test
+    void manyAwaitersAllSeeTheFailure() {
+        CompletableFuture<String> source = new CompletableFuture<>();
+        Future<String> shared = Future.from(source);
+        List<Started<String>> awaiters = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            awaiters.add(startElsewhere(shared::await));
+        }
+        awaiters.forEach(Started::awaitParked);
+        IllegalArgumentException failure = new IllegalArgumentException("bad");
+        source.completeExceptionally(failure);
+        for (Started<String> awaiter : awaiters) {
+            assertSame(failure, assertThrows(IllegalArgumentException.class, () -> inIo(() -> awaiter.future().await())));
+        }
+    }
+
+    @Test
+    void awaitFromAPlainThreadBlocksUntilDone() {
+        CompletableFuture<String> source = new CompletableFuture<>();
+        Future<String> f = Future.from(source);
+        Thread me = Thread.currentThread();
+        helper("completer", () -> {
+            awaitParked(me);
+            source.complete("late");
+        });
+        assertEquals("late", inIo(f::await));
+    }
+
+    @Test
+    void aTaskAwaitingAnotherTaskGetsItsValue() {
+        String result = inIo(() -> Io.async(() -> {
+            Future<String> child = Io.async(() -> "child");
+            return "parent+" + child.await();
+        }).await());
+        assertEquals("parent+child", result);
+    }
+
+    @Test
+    void aTaskAwaitingItsOwnFutureFailsInsteadOfHanging() {
+        Future<Object> f = inIo(() -> Io.async(() -> Io.currentTask().orElseThrow().await()));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> inIo(f::await));
+        assertTrue(e.getMessage().contains("own"), e.getMessage());
+    }
+
+    @Test
+    void anAwaitCycleBetweenTwoTasksFailsInsteadOfHanging() {
+        CompletableFuture<Future<?>> firstHandle = new CompletableFuture<>();
+        CompletableFuture<Future<?>> secondHandle = new CompletableFuture<>();
+        Started<Object> first = startElsewhere(() -> Future.from(secondHandle).await().await());
+        firstHandle.complete(first.future());
+        Started<Object> second = startElsewhere(() -> Future.from(firstHandle).await().await());
+        secondHandle.complete(second.future());
+        awaitDone(first.future());
+        awaitDone(second.future());
+        Throwable a = first.future().exceptionNow();
+        Throwable b = second.future().exceptionNow();
+        assertTrue(a instanceof IllegalStateException || b instanceof IllegalStateException,
+                "one side sees the cycle: " + a + " / " + b);
+        assertTrue(String.valueOf(a.getMessage()).contains("cycle") || String.valueOf(b.getMessage()).contains("cycle"));
+    }
+
+    @Test
+    void timedAwaitReturnsTheValueWhenDoneInTime() {
+        Future<String> f = inIo(() -> Io.async(() -> "quick"));
+        assertEquals("quick", inIo(() -> f.await(Duration.ofSeconds(10))));
+    }
+
+    @Test
+    void timedAwaitThrowsTimedOutOnTheIosClockAndLeavesTheFutureAlone() {
+        Future<String> never = Future.from(new CompletableFuture<String>());
+        long start = io.nowMs();
+        TimedOut e = assertThrows(TimedOut.class, () -> inIo(() -> never.await(Duration.ofMillis(30))));
+        assertTrue(io.nowMs() >= start + 30, "gave up before the timeout on the Io's clock");
+        assertTrue(e.getMessage().contains("PT0.03S"), e.getMessage());
+        assertEquals(Future.State.PENDING, never.state());
+    }
+
+    @Test
+    void timedAwaitWithZeroTimeoutOnlyLooks() {
+        Future<String> never = Future.from(new CompletableFuture<String>());
+        assertThrows(TimedOut.class, () -> inIo(() -> never.await(Duration.ZERO)));
+        Future<String> done = Future.completed("here");
+        assertEquals("here", inIo(() -> done.await(Duration.ZERO)));
+    }
+
+    @Test
+    void toCompletableFutureMirrorsValueFailureAndCancellation() throws Exception {
+        assertEquals("v", inIo(() -> Io.async(() -> "v")).toCompletableFuture().get());
+
+        IllegalStateException boom = new IllegalStateException("boom");
+        Future<String> failed = inIo(() -> Io.async(() -> {
+            throw boom;
+        }));
+        awaitDone(failed);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> failed.toCompletableFuture().get());
+        assertSame(boom, e.getCause());
+
+        Future<String> pending = Future.from(new CompletableFuture<String>());
+        CompletableFuture<String> mirror = pending.toCompletableFuture();
+        pending.cancel();
+        assertTrue(mirror.isCancelled());
+    }
+
+    @Test
+    void cancellingTheCompletableFutureCancelsTheTask() {
+        AtomicReference<String> cleanup = new AtomicReference<>();
+        Started<Void> started = startElsewhere(() -> {
+            try {
+                return parkUntilCancelled();
+            } finally {
+                cleanup.set("ran");
+            }
+        });
+        started.awaitParked();
+        assertTrue(started.future().toCompletableFuture().cancel(true));
+        awaitDone(started.future());
+        assertEquals(Future.State.CANCELLED, started.future().state());
+        assertEquals("ran", cleanup.get());
+    }
+
+    @Test
+    void fromCompletionStageCarriesValueFailureAndCancellation() {
+        assertEquals("v", inIo(() -> Future.from(CompletableFuture.completedFuture("v")).await()));
+
+        IllegalStateException boom = new IllegalStateException("boom");
+        CompletableFuture<String> failing = CompletableFuture.supplyAsync(() -> {
+            throw boom;
+        });
+        assertSame(boom, assertThrows(IllegalStateException.class, () -> inIo(() -> Future.from(failing).await())));
+
+        CompletableFuture<String> cancelled = new CompletableFuture<>();
+        cancelled.cancel(false);
+        Future<String> f = Future.from(cancelled);
+        assertEquals(Future.State.CANCELLED, f.state());
+        assertInstanceOf(Cancelled.class, thrownBy(() -> inIo(f::await)));
+    }
+
+    @Test
+    void anAwaiterParkedOnAFutureWakesWhenItCompletes() throws InterruptedException {
+        CountDownLatch parked = new CountDownLatch(1);
+        CompletableFuture<Integer> source = new CompletableFuture<>();
+        Started<Integer> awaiter = startElsewhere(() -> {
+            parked.countDown();
+            return Future.from(source).await() + 1;
+        });
+        parked.await();
+        awaiter.awaitParked();
+        source.complete(1);
+        assertEquals(2, (int) inIo(() -> awaiter.future().await()));
+    }
+}

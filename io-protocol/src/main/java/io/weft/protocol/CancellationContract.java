@@ -1,0 +1,250 @@
+package io.weft.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import io.weft.Cancelled;
+import io.weft.Future;
+import io.weft.Io;
+import io.weft.ParkToken;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * DESIGN §3.3: cancel is a request that returns at once and takes effect at the task's next
+ * suspend point; it wakes a parked task, is sticky, and a task cancelled before it starts never
+ * runs its body.
+ */
+public abstract class CancellationContract extends IoContract {
+
+    /** For the test class of one Io implementation. */
+    protected CancellationContract() {}
+
+    @Test
+    void cancelOnADoneFutureReturnsFalseAndChangesNothing() {
+        Future<String> f = inIo(() -> Io.async(() -> "done"));
+        awaitDone(f);
+        assertFalse(f.cancel());
+        assertEquals(Future.State.SUCCESS, f.state());
+        assertEquals("done", f.resultNow());
+    }
+
+    @Test
+    void cancelWakesAParkedTaskAtItsSuspendPointAndItsFinallyRuns() {
+        List<String> log = new CopyOnWriteArrayList<>();
+        Started<Void> started = startElsewhere(() -> {
+            try {
+                log.add("parking");
+                return parkUntilCancelled();
+            } finally {
+                log.add("finally");
+            }
+        });
+        started.awaitParked();
+        assertTrue(started.future().cancel());
+        awaitDone(started.future());
+        assertEquals(List.of("parking", "finally"), log);
+        assertEquals(Future.State.CANCELLED, started.future().state());
+        assertThrows(Cancelled.class, () -> inIo(() -> started.future().await()));
+    }
+
+    @Test
+    void theParkedTaskSeesCancelledThrownFromItsSuspendPoint() {
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        Started<Void> started = startElsewhere(() -> {
+            try {
+                return parkUntilCancelled();
+            } catch (Throwable t) {
+                seen.set(t);
+                throw t;
+            }
+        });
+        started.awaitParked();
+        started.future().cancel();
+        awaitDone(started.future());
+        assertTrue(seen.get() instanceof Cancelled, "suspendRaw threw " + seen.get());
+    }
+
+    @Test
+    void aComputingTaskKeepsComputingUntilItsNextSuspendPoint() throws InterruptedException {
+        CountDownLatch computing = new CountDownLatch(1);
+        AtomicBoolean cancelRequested = new AtomicBoolean();
+        List<String> log = new CopyOnWriteArrayList<>();
+        Started<String> started = startElsewhere(() -> {
+            computing.countDown();
+            while (!cancelRequested.get()) {
+                Thread.onSpinWait(); // computing: no suspend point
+            }
+            log.add("computed after the cancel request");
+            Io.sleep(Duration.ofMillis(1)); // the next suspend point
+            log.add("after the suspend point");
+            return "finished";
+        });
+        computing.await();
+        assertTrue(started.future().cancel());
+        assertFalse(started.future().isDone(), "cancel returned before the task reached a suspend point");
+        cancelRequested.set(true);
+        awaitDone(started.future());
+        assertEquals(List.of("computed after the cancel request"), log);
+        assertEquals(Future.State.CANCELLED, started.future().state());
+    }
+
+    @Test
+    void cancellationIsStickyEverySuspendPointThrows() {
+        List<String> log = new CopyOnWriteArrayList<>();
+        Started<String> started = startElsewhere(() -> {
+            try {
+                parkUntilCancelled();
+            } catch (Cancelled first) {
+                log.add("first");
+            }
+            try {
+                Io.sleep(Duration.ofMillis(1));
+                log.add("slept");
+            } catch (Cancelled second) {
+                log.add("second");
+            }
+            try {
+                Future.from(new CompletableFuture<String>()).await();
+                log.add("awaited");
+            } catch (Cancelled third) {
+                log.add("third");
+            }
+            return "swallowed every cancel";
+        });
+        started.awaitParked();
+        started.future().cancel();
+        awaitDone(started.future());
+        assertEquals(List.of("first", "second", "third"), log);
+        assertEquals(Future.State.CANCELLED, started.future().state(), "a value returned after cancel is dropped");
+    }
+
+    @Test
+    void aTaskCancelledBeforeItStartsNeverRunsItsBody() {
+        assumeFalse(runsTasksInline(), "an inline Io starts every task before async returns");
+        AtomicInteger runs = new AtomicInteger();
+        Future<Boolean> outer = inIo(() -> Io.async(() -> {
+            Future<Integer> child = Io.async(runs::incrementAndGet);
+            assertTrue(child.cancel()); // no suspend point between spawn and cancel
+            if (!child.isDone()) {
+                return false; // another worker had already started it: not this test's case
+            }
+            assertEquals(Future.State.CANCELLED, child.state());
+            assertThrows(Cancelled.class, child::await);
+            return true;
+        }));
+        boolean cancelledBeforeStart = inIo(outer::await);
+        inIo(() -> {
+            Io.sleep(Duration.ofMillis(20)); // a scheduler that wrongly ran it anyway would have by now
+            return null;
+        });
+        if (cancelledBeforeStart) {
+            assertEquals(0, runs.get(), "the body of a task cancelled before start ran");
+        }
+    }
+
+    @Test
+    void cancelReturnsAtOnceWithoutWaitingForTheTaskToUnwind() {
+        AtomicReference<ParkToken> release = new AtomicReference<>();
+        Started<String> started = startElsewhere(() -> Io.shield(() -> {
+            ParkToken park = ParkToken.create();
+            release.set(park);
+            Io.current().suspendRaw(park);
+            return "released";
+        }));
+        started.awaitParked();
+        assertTrue(started.future().cancel());
+        assertTrue(started.future().cancel(), "a second request while pending also reports true");
+        assertEquals(Future.State.PENDING, started.future().state(), "still unwinding");
+        io.ready(release.get());
+        awaitDone(started.future());
+        assertEquals(Future.State.CANCELLED, started.future().state());
+        assertFalse(started.future().cancel(), "done now");
+    }
+
+    @Test
+    void aFailureThrownWhileUnwindingIsKeptNotReplaced() {
+        IllegalStateException cleanupFailure = new IllegalStateException("cleanup failed");
+        Started<Void> started = startElsewhere(() -> {
+            try {
+                return parkUntilCancelled();
+            } catch (Cancelled c) {
+                throw cleanupFailure; // e.g. a rollback that failed while unwinding
+            }
+        });
+        started.awaitParked();
+        started.future().cancel();
+        awaitDone(started.future());
+        assertEquals(Future.State.FAILED, started.future().state());
+        assertSame(cleanupFailure, started.future().exceptionNow());
+    }
+
+    @Test
+    void cancellingAnAwaiterLeavesTheAwaitedFutureAlone() {
+        CompletableFuture<String> source = new CompletableFuture<>();
+        Future<String> awaited = Future.from(source);
+        Started<String> awaiter = startElsewhere(awaited::await);
+        awaiter.awaitParked();
+        awaiter.future().cancel();
+        awaitDone(awaiter.future());
+        assertEquals(Future.State.CANCELLED, awaiter.future().state());
+        assertEquals(Future.State.PENDING, awaited.state());
+        assertFalse(source.isDone());
+        assertTrue(awaited.toString().indexOf("waiters=") < 0, "the cancelled awaiter deregistered: " + awaited);
+    }
+
+    @Test
+    void cancellingAPendingFutureFromAStageCompletesItAtOnce() {
+        CompletableFuture<String> source = new CompletableFuture<>();
+        Future<String> f = Future.from(source);
+        assertTrue(f.cancel());
+        assertEquals(Future.State.CANCELLED, f.state());
+        assertFalse(f.cancel());
+        assertFalse(source.isDone(), "the stage is left alone");
+        source.complete("late");
+        assertEquals(Future.State.CANCELLED, f.state(), "a late completion does not undo the cancel");
+    }
+
+    @Test
+    void cancelFromManyThreadsAtOnceIsOneCancellation() throws InterruptedException {
+        AtomicInteger finallyRuns = new AtomicInteger();
+        Started<Void> started = startElsewhere(() -> {
+            try {
+                return parkUntilCancelled();
+            } finally {
+                finallyRuns.incrementAndGet();
+            }
+        });
+        started.awaitParked();
+        CountDownLatch go = new CountDownLatch(1);
+        AtomicInteger trues = new AtomicInteger();
+        Thread[] cancellers = new Thread[4];
+        for (int i = 0; i < cancellers.length; i++) {
+            cancellers[i] = helper("canceller-" + i, () -> {
+                go.await();
+                if (started.future().cancel()) {
+                    trues.incrementAndGet();
+                }
+            });
+        }
+        go.countDown();
+        for (Thread canceller : cancellers) {
+            canceller.join(PATIENCE.toMillis());
+        }
+        awaitDone(started.future());
+        assertEquals(1, finallyRuns.get());
+        assertTrue(trues.get() >= 1);
+        assertEquals(Future.State.CANCELLED, started.future().state());
+    }
+}

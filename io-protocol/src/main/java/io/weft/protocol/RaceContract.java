@@ -1,0 +1,193 @@
+package io.weft.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.Cancelled;
+import io.weft.Future;
+import io.weft.Io;
+import io.weft.ParkToken;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * DESIGN §3.5: race waits for the first input to complete (ties to the lower index), deregisters
+ * from every input, cancels the loser, returns the winner's outcome at winner time; a cancelled
+ * racer cancels both inputs.
+ */
+public abstract class RaceContract extends IoContract {
+
+    /** For the test class of one Io implementation. */
+    protected RaceContract() {}
+
+    @Test
+    void raceReturnsTheFirstInputToComplete() {
+        CompletableFuture<String> slow = new CompletableFuture<>();
+        CompletableFuture<String> fast = new CompletableFuture<>();
+        Future<String> a = Future.from(slow);
+        Future<String> b = Future.from(fast);
+        Thread racer = Thread.currentThread();
+        helper("completer", () -> {
+            awaitParked(racer);
+            fast.complete("fast");
+        });
+        assertEquals("fast", inIo(() -> Io.race(a, b)));
+        assertEquals(Future.State.CANCELLED, a.state(), "the loser is cancelled");
+        assertFalse(slow.isDone());
+    }
+
+    @Test
+    void whenBothAreDoneTheLowerArgumentIndexWins() {
+        Future<String> a = Future.completed("a");
+        Future<String> b = Future.completed("b");
+        assertEquals("a", inIo(() -> Io.race(a, b)));
+        assertEquals("b", inIo(() -> Io.race(b, a)));
+    }
+
+    @Test
+    void twoTasksThatFinishBeforeTheRaceLooksResolveToTheFirstArgument() {
+        Future<String> a = inIo(() -> Io.async(() -> "a"));
+        Future<String> b = inIo(() -> Io.async(() -> "b"));
+        awaitDone(a);
+        awaitDone(b);
+        assertEquals("a", inIo(() -> Io.race(a, b)));
+    }
+
+    @Test
+    void raceRethrowsTheWinnersUncheckedFailureAsTheSameInstance() {
+        IllegalStateException boom = new IllegalStateException("boom");
+        Future<String> a = Future.failed(boom);
+        Future<String> b = Future.from(new CompletableFuture<String>());
+        assertSame(boom, assertThrows(IllegalStateException.class, () -> inIo(() -> Io.race(a, b))));
+        assertEquals(Future.State.CANCELLED, b.state());
+    }
+
+    @Test
+    void raceWrapsTheWinnersCheckedFailure() {
+        IOException io = new IOException("disk");
+        Future<String> a = Future.failed(io);
+        CompletionException e = assertThrows(CompletionException.class,
+                () -> inIo(() -> Io.race(a, Future.from(new CompletableFuture<String>()))));
+        assertSame(io, e.getCause());
+    }
+
+    @Test
+    void aCancelledWinnerMakesTheRaceThrowCancelled() {
+        CompletableFuture<String> source = new CompletableFuture<>();
+        source.cancel(false);
+        Future<String> b = Future.from(new CompletableFuture<String>());
+        assertThrows(Cancelled.class, () -> inIo(() -> Io.race(Future.from(source), b)));
+        assertEquals(Future.State.CANCELLED, b.state());
+    }
+
+    @Test
+    void theLosingTaskIsCancelledAndUnwinds() {
+        List<String> log = new CopyOnWriteArrayList<>();
+        Started<String> loser = startElsewhere(() -> {
+            try {
+                parkUntilCancelled();
+                return "loser";
+            } finally {
+                log.add("loser unwound");
+            }
+        });
+        loser.awaitParked();
+        assertEquals("winner", inIo(() -> Io.race(loser.future(), Future.completed("winner"))));
+        awaitDone(loser.future());
+        assertEquals(Future.State.CANCELLED, loser.future().state());
+        assertEquals(List.of("loser unwound"), log);
+    }
+
+    @Test
+    void raceAndJoinReturnsOnlyAfterTheLoserHasUnwound() {
+        List<String> log = new CopyOnWriteArrayList<>();
+        Started<String> loser = startElsewhere(() -> {
+            try {
+                parkUntilCancelled();
+                return "loser";
+            } finally {
+                log.add("loser unwound");
+            }
+        });
+        loser.awaitParked();
+        String winner = inIo(() -> Io.raceAndJoin(Future.completed("winner"), loser.future()));
+        assertEquals("winner", winner);
+        assertTrue(loser.future().isDone(), "raceAndJoin returned before the loser finished");
+        assertEquals(List.of("loser unwound"), log);
+    }
+
+    @Test
+    void raceDeregistersItsWaiterFromTheLoser() {
+        AtomicReference<ParkToken> release = new AtomicReference<>();
+        Started<String> stubborn = startElsewhere(() -> Io.shield(() -> {
+            ParkToken park = ParkToken.create();
+            release.set(park);
+            Io.current().suspendRaw(park); // shielded: the race's cancel cannot finish it
+            return "stubborn";
+        }));
+        stubborn.awaitParked();
+        CompletableFuture<String> source = new CompletableFuture<>();
+        Thread racer = Thread.currentThread();
+        helper("completer", () -> {
+            awaitParked(racer);
+            source.complete("quick");
+        });
+        assertEquals("quick", inIo(() -> Io.race(stubborn.future(), Future.from(source))));
+        assertFalse(stubborn.future().isDone());
+        assertFalse(stubborn.future().toString().contains("waiters="),
+                "the race left its waiter on the loser: " + stubborn.future());
+        io.ready(release.get());
+        awaitDone(stubborn.future());
+        assertEquals(Future.State.CANCELLED, stubborn.future().state(), "the race cancelled it; the shield deferred that");
+    }
+
+    @Test
+    void aCancelledRacerCancelsBothInputsAndThrowsCancelled() {
+        Future<String> a = Future.from(new CompletableFuture<String>());
+        Future<String> b = Future.from(new CompletableFuture<String>());
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        Started<String> racer = startElsewhere(() -> {
+            try {
+                return Io.race(a, b);
+            } catch (Throwable t) {
+                seen.set(t);
+                throw t;
+            }
+        });
+        racer.awaitParked();
+        racer.future().cancel();
+        awaitDone(racer.future());
+        assertTrue(seen.get() instanceof Cancelled, "race threw " + seen.get());
+        assertEquals(Future.State.CANCELLED, racer.future().state());
+        assertEquals(Future.State.CANCELLED, a.state());
+        assertEquals(Future.State.CANCELLED, b.state());
+    }
+
+    @Test
+    void aRacerAlreadyCancelledCancelsTheInputsWithoutWaiting() {
+        Future<String> a = Future.from(new CompletableFuture<String>());
+        Future<String> b = Future.from(new CompletableFuture<String>());
+        Future<String> racer = inIo(() -> Io.async(() -> {
+            Io.currentTask().orElseThrow().cancel();
+            return Io.race(a, b);
+        }));
+        awaitDone(racer);
+        assertEquals(Future.State.CANCELLED, racer.state());
+        assertEquals(Future.State.CANCELLED, a.state());
+        assertEquals(Future.State.CANCELLED, b.state());
+    }
+
+    @Test
+    void racingTheSameFutureTwiceReturnsItsValue() {
+        Future<String> f = inIo(() -> Io.async(() -> "same"));
+        assertEquals("same", inIo(() -> Io.race(f, f)));
+    }
+}

@@ -1,0 +1,146 @@
+package io.weft.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import io.weft.Cancelled;
+import io.weft.Future;
+import io.weft.Io;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * DESIGN §3.6: sleep uses the Io's clock; a cancelled sleeper wakes at once; zero and negative
+ * durations return at once; huge durations never overflow.
+ */
+public abstract class SleepContract extends IoContract {
+
+    /** For the test class of one Io implementation. */
+    protected SleepContract() {}
+
+    @Test
+    void sleepWaitsAtLeastTheDurationOnTheIosClock() {
+        long slept = inIo(() -> Io.async(() -> {
+            long start = Io.current().nowMs();
+            Io.sleep(Duration.ofMillis(40));
+            return Io.current().nowMs() - start;
+        }).await());
+        assertTrue(slept >= 40, "slept only " + slept + " ms");
+    }
+
+    @Test
+    void sleepFromAPlainThreadWaitsToo() {
+        long start = io.nowMs();
+        runInIo(() -> Io.sleep(Duration.ofMillis(20)));
+        assertTrue(io.nowMs() - start >= 20);
+    }
+
+    @Test
+    void zeroAndNegativeDurationsReturnAtOnceWithoutASuspendPoint() {
+        List<String> log = new CopyOnWriteArrayList<>();
+        Future<String> f = inIo(() -> Io.async(() -> {
+            Io.currentTask().orElseThrow().cancel();
+            Io.sleep(Duration.ZERO);
+            log.add("zero");
+            Io.sleep(Duration.ofMillis(-5));
+            log.add("negative");
+            Io.sleep(Duration.ofSeconds(Long.MIN_VALUE));
+            log.add("most negative");
+            return "done";
+        }));
+        awaitDone(f);
+        assertEquals(List.of("zero", "negative", "most negative"), log);
+    }
+
+    @Test
+    void subMillisecondDurationsRoundUpSoASleepNeverEndsEarly() {
+        long slept = inIo(() -> Io.async(() -> {
+            long start = Io.current().nowMs();
+            Io.sleep(Duration.ofNanos(1));
+            return Io.current().nowMs() - start;
+        }).await());
+        assertTrue(slept >= 1, "a 1 ns sleep returned after " + slept + " ms");
+    }
+
+    @Test
+    void aHugeSleepDoesNotOverflowAndParksUntilCancelled() {
+        for (Duration huge : List.of(
+                Duration.ofSeconds(Long.MAX_VALUE, 999_999_999),
+                Duration.ofMillis(Long.MAX_VALUE),
+                ChronoUnit.FOREVER.getDuration().plusDays(-1))) {
+            AtomicReference<Throwable> seen = new AtomicReference<>();
+            Started<String> sleeper = startElsewhere(() -> {
+                try {
+                    Io.sleep(huge);
+                    return "woke up";
+                } catch (Throwable t) {
+                    seen.set(t);
+                    throw t;
+                }
+            });
+            sleeper.awaitParked();
+            assertEquals(Future.State.PENDING, sleeper.future().state(), huge + " returned early");
+            sleeper.future().cancel();
+            awaitDone(sleeper.future());
+            assertTrue(seen.get() instanceof Cancelled, huge + ": sleep threw " + seen.get());
+        }
+    }
+
+    @Test
+    void aCancelledSleeperWakesAtOnce() {
+        assumeFalse(hasVirtualClock(), "a virtual clock jumps over a sleep nobody else waits behind");
+        long before = io.nowMs();
+        Started<String> sleeper = startElsewhere(() -> {
+            Io.sleep(Duration.ofHours(1));
+            return "slept";
+        });
+        sleeper.awaitParked();
+        sleeper.future().cancel();
+        awaitDone(sleeper.future());
+        assertEquals(Future.State.CANCELLED, sleeper.future().state());
+        assertTrue(io.nowMs() - before < Duration.ofHours(1).toMillis(), "the sleeper waited out its sleep");
+    }
+
+    @Test
+    void sleepInACancelledTaskThrowsAtOnce() {
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        Future<Void> f = inIo(() -> Io.async(() -> {
+            Io.currentTask().orElseThrow().cancel();
+            try {
+                Io.sleep(Duration.ofMillis(10));
+            } catch (Throwable t) {
+                seen.set(t);
+            }
+            return null;
+        }));
+        awaitDone(f);
+        assertTrue(seen.get() instanceof Cancelled, "sleep threw " + seen.get());
+    }
+
+    @Test
+    void concurrentSleepersWakeInDeadlineOrder() {
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        inIo(() -> Io.async(() -> {
+            Future<?> slow = Io.async(() -> {
+                Io.sleep(Duration.ofMillis(60));
+                order.add(60);
+                return null;
+            });
+            Future<?> fast = Io.async(() -> {
+                Io.sleep(Duration.ofMillis(10));
+                order.add(10);
+                return null;
+            });
+            slow.await();
+            fast.await();
+            return null;
+        }).await());
+        // Inline: each sleeper runs to completion in spawn order; scheduled: both sleep at once.
+        assertEquals(runsTasksInline() ? List.of(60, 10) : List.of(10, 60), order);
+    }
+}

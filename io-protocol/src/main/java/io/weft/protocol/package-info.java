@@ -1,0 +1,22 @@
+/**
+ * The conformance kit for {@link io.weft.Io} implementations. Extend each contract class with a
+ * nested test class that creates your Io, and every rule of the protocol runs against it:
+ *
+ * <ul>
+ *   <li>{@link io.weft.protocol.RawOperationsContract}: the six raw operations;
+ *   <li>{@link io.weft.protocol.AsyncAwaitContract}, {@link io.weft.protocol.CancellationContract},
+ *       {@link io.weft.protocol.ShieldContract}, {@link io.weft.protocol.RaceContract},
+ *       {@link io.weft.protocol.SleepContract}, {@link io.weft.protocol.ContextContract},
+ *       {@link io.weft.protocol.BadInputContract}: the user-level semantics every Io shares.
+ * </ul>
+ *
+ * {@snippet :
+ * class MyIoConformanceTest {
+ *     @Nested class Raw extends RawOperationsContract {
+ *         @Override protected Io newIo() { return new MyIo(); }
+ *     }
+ *     // ... one nested class per contract
+ * }
+ * }
+ */
+package io.weft.protocol;

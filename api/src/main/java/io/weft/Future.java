@@ -48,10 +48,13 @@ public interface Future<T> {
      *   <li>a cancelled future throws {@link Cancelled}.
      * </ul>
      * The calling task's own cancellation takes effect while it waits: it throws {@code Cancelled}
-     * and leaves this future untouched. Any number of awaiters may wait at once.
+     * and leaves this future untouched. A plain thread that is interrupted while it waits throws
+     * {@code Cancelled} too, with its interrupt flag still set. Any number of awaiters may wait at
+     * once.
      *
      * @return the value
-     * @throws Cancelled if this future was cancelled, or the calling task is cancelled while waiting
+     * @throws Cancelled if this future was cancelled, the calling task is cancelled while waiting,
+     *     or the calling plain thread is interrupted while waiting
      * @throws IllegalStateException if a task awaits its own future, or an await cycle between
      *     tasks is seen (they would wait forever)
      */

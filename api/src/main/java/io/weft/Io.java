@@ -67,8 +67,13 @@ public interface Io {
      * A token readied before this call makes it return at once. Implementations delegate the
      * protocol to {@link ParkToken#suspend(Runnable)} and supply only the wait itself.
      *
+     * <p>Inside a task, an interrupt does not end the wait (cancel the task instead). On a plain
+     * thread outside any task, an interrupt ends the wait with {@code Cancelled} and leaves the
+     * thread's interrupt flag set.
+     *
      * @param park a token created by the calling thread with {@link ParkToken#create()}
-     * @throws Cancelled if the current task's cancellation is in effect
+     * @throws Cancelled if the current task's cancellation is in effect, or a plain thread is
+     *     interrupted while it waits
      * @throws NullPointerException if {@code park} is null
      * @throws IllegalStateException if {@code park} belongs to another thread
      */

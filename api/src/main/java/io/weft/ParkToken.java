@@ -37,8 +37,10 @@ public final class ParkToken {
      * keeps a shielded task parked after a cancel (a ready would make its sleep return early).
      *
      * Interrupts: LockSupport.park returns at once while the interrupt flag is set, which would
-     * turn the loop into a spin. The loop clears the flag, keeps waiting, and restores it on exit:
-     * a suspension is not interruptible; Future.cancel is how tasks are stopped.
+     * turn the loop into a spin, so the loop clears the flag. Inside a task it keeps waiting and
+     * restores the flag on exit: Future.cancel is how tasks are stopped. A plain thread (outside
+     * any task, e.g. main awaiting a result) has no cancel of its own, so an interrupt ends its
+     * wait with Cancelled, the flag set again: test timeouts and executor shutdowns work.
      */
 
     private static final int PENDING = 0;
@@ -114,7 +116,8 @@ public final class ParkToken {
      * is the simplest correct step; an inline Io also fires its timers there.
      *
      * @param waitStep one bounded wait of the Io
-     * @throws Cancelled if the current task's cancellation is in effect
+     * @throws Cancelled if the current task's cancellation is in effect, or if a plain thread
+     *     (outside any task) is interrupted while it waits; its interrupt flag stays set
      * @throws IllegalStateException if called by a thread other than the owner, or in another task
      * @throws NullPointerException if {@code waitStep} is null
      */
@@ -146,7 +149,11 @@ public final class ParkToken {
             while (state != READY && (parked == null || !parked.isCancellationEffective())) {
                 waitStep.run();
                 if (Thread.interrupted()) {
-                    interrupted = true;
+                    if (parked == null) {
+                        interrupted = true;
+                        throw new Cancelled("the waiting thread " + owner.getName() + " was interrupted");
+                    }
+                    interrupted = true; // a task stops by cancel(), not by interrupt: keep waiting
                 }
             }
         } finally {

@@ -143,6 +143,34 @@ public abstract class AsyncAwaitContract extends IoContract {
     }
 
     @Test
+    void anInterruptedPlainThreadStopsWaitingWithCancelledAndKeepsItsFlag() {
+        CompletableFuture<String> source = new CompletableFuture<>();
+        Future<String> never = Future.from(source);
+        Thread me = Thread.currentThread();
+        helper("interrupter", () -> {
+            awaitParked(me);
+            me.interrupt();
+        });
+        Throwable thrown = thrownBy(() -> inIo(never::await));
+        assertTrue(Thread.interrupted(), "the interrupt flag is left set (and cleared here)");
+        assertInstanceOf(Cancelled.class, thrown);
+        assertEquals(Future.State.PENDING, never.state(), "the awaited future is left alone");
+        assertTrue(never.toString().indexOf("waiters=") < 0, "the waiter was deregistered: " + never);
+    }
+
+    @Test
+    void anInterruptedTaskKeepsWaitingUntilReadied() {
+        CompletableFuture<String> source = new CompletableFuture<>();
+        Started<String> started = startElsewhere(() -> Future.from(source).await());
+        started.awaitParked();
+        started.thread().interrupt();
+        started.awaitParked(); // the interrupt did not end the wait: the task parks again
+        assertEquals(Future.State.PENDING, started.future().state());
+        source.complete("still waited");
+        assertEquals("still waited", inIo(() -> started.future().await()));
+    }
+
+    @Test
     void aTaskAwaitingAnotherTaskGetsItsValue() {
         String result = inIo(() -> Io.async(() -> {
             Future<String> child = Io.async(() -> "child");

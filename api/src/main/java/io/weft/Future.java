@@ -62,12 +62,14 @@ public interface Future<T> {
 
     /**
      * Like {@link #await()}, but gives up after {@code timeout} on the installed Io's clock. Giving
-     * up does not cancel this future.
+     * up does not cancel this future. A timed await ends by itself, so it is never reported as an
+     * await cycle; a task awaiting its own future this way simply times out.
      *
      * @param timeout how long to wait at most; zero or negative only looks
      * @return the value
      * @throws TimedOut if the future is not done in time
-     * @throws Cancelled if this future was cancelled, or the calling task is cancelled while waiting
+     * @throws Cancelled if this future was cancelled, the calling task is cancelled while waiting,
+     *     or the calling plain thread is interrupted while waiting
      * @throws NullPointerException if {@code timeout} is null
      */
     T await(Duration timeout);
@@ -161,7 +163,7 @@ public interface Future<T> {
 
     /**
      * Returns a future that has already failed with {@code failure} (cancelled, if it is a
-     * {@link Cancelled}).
+     * {@link java.util.concurrent.CancellationException}, as for {@link #from} and a task's body).
      *
      * @param failure the exception
      * @param <T> the value's type

@@ -16,7 +16,8 @@ final class Durations {
             return nowMs;
         }
         long ms = ceilMillis(duration);
-        return ms >= Io.NO_DEADLINE - nowMs ? Io.NO_DEADLINE : nowMs + ms;
+        boolean saturates = nowMs >= 0 && ms >= Io.NO_DEADLINE - nowMs; // a negative now cannot overflow
+        return saturates ? Io.NO_DEADLINE : nowMs + ms;
     }
 
     private static long ceilMillis(Duration d) {

@@ -32,6 +32,8 @@ public final class Task<T> implements Future<T>, RawTask {
      *
      *   bits 0-2   lifecycle: NEW, RUNNING, COMPLETING, SUCCEEDED, FAILED, CANCELLED (last three: done)
      *   bit  3     CANCEL_REQUESTED: sticky once set
+     *   bit  4     STARTED: set with NEW -> RUNNING and kept, so run() can tell a task cancelled
+     *              before start (return quietly) from one run twice (an Io bug: throw)
      *   bits 16-31 shield depth: changed only by the task's own thread (enterShield/exitShield)
      *
      * Transitions (who -> what):
@@ -84,6 +86,8 @@ public final class Task<T> implements Future<T>, RawTask {
     /** Transient: the completing thread is writing the outcome. Not done yet, no longer cancellable. */
     private static final long COMPLETING = 5;
     private static final long CANCEL_REQUESTED = 1L << 3;
+    /** Set by the NEW -> RUNNING transition and kept: tells "cancelled before start" apart. */
+    private static final long STARTED = 1L << 4;
     private static final int SHIELD_SHIFT = 16;
     private static final long SHIELD_ONE = 1L << SHIELD_SHIFT;
     private static final long SHIELD_MASK = 0xFFFFL << SHIELD_SHIFT;
@@ -179,10 +183,10 @@ public final class Task<T> implements Future<T>, RawTask {
         return task;
     }
 
-    /** Returns a bodiless task that has failed with {@code failure} (cancelled for a Cancelled). */
+    /** Returns a bodiless task that has failed with {@code failure} (cancelled for a cancellation). */
     public static <T> Task<T> failedWith(Throwable failure) {
         Task<T> task = new Task<>(null, null);
-        task.complete(failure instanceof Cancelled ? CANCELLED : FAILED, failure);
+        task.complete(failure instanceof CancellationException ? CANCELLED : FAILED, failure);
         return task;
     }
 
@@ -208,12 +212,12 @@ public final class Task<T> implements Future<T>, RawTask {
         while (true) {
             long life = s & LIFECYCLE;
             if (life != NEW) {
-                if (life == CANCELLED) {
-                    return; // cancelled before start: the body never runs
+                if ((s & STARTED) == 0) {
+                    return; // cancelled before start (COMPLETING or CANCELLED): the body never runs
                 }
                 throw new IllegalStateException(this + " was already started; an Io runs a task once");
             }
-            if (STATE.compareAndSet(this, s, (s & ~LIFECYCLE) | RUNNING)) {
+            if (STATE.compareAndSet(this, s, (s & ~LIFECYCLE) | RUNNING | STARTED)) {
                 break;
             }
             s = state;
@@ -247,28 +251,45 @@ public final class Task<T> implements Future<T>, RawTask {
                 finalLife = CANCELLED; // a value after cancel() is dropped
                 finalResult = null;
             }
-            if (STATE.compareAndSet(this, s, (s & CANCEL_REQUESTED) | COMPLETING)) {
-                finish(s & CANCEL_REQUESTED, finalLife, finalResult);
+            long kept = s & (CANCEL_REQUESTED | STARTED);
+            if (STATE.compareAndSet(this, s, kept | COMPLETING)) {
+                finish(kept, finalLife, finalResult);
                 return true;
             }
         }
     }
 
     /** Second half of completion: only the thread that moved the state to COMPLETING runs this. */
-    private void finish(long cancelBit, long life, Object result) {
+    private void finish(long keptBits, long life, Object result) {
         outcome = result;
-        state = cancelBit | life; // the volatile write publishes outcome
+        state = keptBits | life; // the volatile write publishes outcome
         runWaiters();
     }
 
+    /**
+     * Runs every live waiter once. An action that throws (a broken Io's ready) does not keep the
+     * others asleep: all run, then the first failure is rethrown with the rest suppressed.
+     */
     private void runWaiters() {
         Waiter w = (Waiter) WAITERS.getAndSet(this, DONE);
+        RuntimeException failure = null;
         for (; w != null && w != DONE; w = w.next) {
             Runnable action = w.action;
             if (action != null) {
                 w.action = null;
-                action.run();
+                try {
+                    action.run();
+                } catch (RuntimeException e) {
+                    if (failure == null) {
+                        failure = e;
+                    } else {
+                        failure.addSuppressed(e);
+                    }
+                }
             }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 
@@ -453,11 +474,12 @@ public final class Task<T> implements Future<T>, RawTask {
             return true;
         }
         Task<?> me = Context.currentTask();
-        if (me == this) {
+        boolean forever = deadlineMs == Io.NO_DEADLINE;
+        if (me == this && forever) {
             throw new IllegalStateException(this + " awaits its own future: it would never finish");
         }
         Io io = clock != null ? clock : Io.current();
-        if (me != null) {
+        if (me != null && forever) { // a timed await ends by itself: it closes no deadlock
             me.awaiting = this;
             checkNoAwaitCycle(me);
         }
@@ -483,7 +505,7 @@ public final class Task<T> implements Future<T>, RawTask {
             }
             return true;
         } finally {
-            if (me != null) {
+            if (me != null && forever) {
                 me.awaiting = null;
             }
         }

@@ -1,0 +1,183 @@
+package io.weft.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.Cancelled;
+import io.weft.Future;
+import io.weft.Future.State;
+import io.weft.Io;
+import io.weft.ParkToken;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** Io.race and Io.raceAndJoin: who wins, what happens to the loser and to the waiters. */
+class RacesTest {
+    private static final Duration JOIN = Duration.ofSeconds(10);
+
+    @Test
+    void theFirstInputToCompleteWinsTheLoserIsCancelledAndNoWaiterIsLeft() throws InterruptedException {
+        DeferredIo io = new DeferredIo();
+        CompletableFuture<String> stageA = new CompletableFuture<>();
+        CompletableFuture<String> stageB = new CompletableFuture<>();
+        Task<String> a = Task.of(Future.from(stageA), "a");
+        Task<String> b = Task.of(Future.from(stageB), "b");
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread racer = callOnNewThread(io, () -> Io.race(a, b), outcome);
+        DeferredIo.awaitParkedOnToken(racer);
+        assertEquals(1, a.waiterCount());
+        assertEquals(1, b.waiterCount());
+
+        stageB.complete("b");
+        assertTrue(racer.join(JOIN));
+        assertEquals("b", outcome.get());
+        assertEquals(State.CANCELLED, a.state());
+        assertFalse(stageA.isDone(), "cancelling a Future.from leaves its stage alone");
+        assertEquals(0, a.waiterCount());
+        assertEquals(0, b.waiterCount());
+    }
+
+    @Test
+    void whenBothInputsAreDoneTheFirstArgumentWins() {
+        IllegalStateException failure = new IllegalStateException("a failed");
+
+        assertEquals("a", Io.race(Future.completed("a"), Future.completed("b")));
+        assertSame(failure, assertThrows(IllegalStateException.class,
+                () -> Io.race(Future.failed(failure), Future.completed("b"))));
+        assertThrows(Cancelled.class, () -> Io.race(Future.failed(new Cancelled("a")), Future.completed("b")));
+    }
+
+    @Test
+    void aWinnerThatFailedIsRethrownAsTheSameInstance() throws InterruptedException {
+        DeferredIo io = new DeferredIo();
+        CompletableFuture<String> stageA = new CompletableFuture<>();
+        Task<String> b = Task.of(Future.from(new CompletableFuture<String>()), "b");
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread racer = callOnNewThread(io, () -> Io.race(Future.from(stageA), b), outcome);
+        DeferredIo.awaitParkedOnToken(racer);
+        IllegalArgumentException failure = new IllegalArgumentException("a failed");
+
+        stageA.completeExceptionally(failure);
+        assertTrue(racer.join(JOIN));
+        assertSame(failure, outcome.get());
+        assertEquals(State.CANCELLED, b.state());
+    }
+
+    @Test
+    void cancellingTheRacingTaskCancelsBothInputsAndThrowsCancelled() throws InterruptedException {
+        DeferredIo io = new DeferredIo();
+        Task<String> a = Task.of(Future.from(new CompletableFuture<String>()), "a");
+        Task<String> b = Task.of(Future.from(new CompletableFuture<String>()), "b");
+        Task<String> racing = io.async(() -> Io.race(a, b));
+        Thread runner = io.runNextOnNewThread("racer");
+        DeferredIo.awaitParkedOnToken(runner);
+
+        assertTrue(racing.cancel());
+        assertTrue(runner.join(JOIN));
+        assertEquals(State.CANCELLED, racing.state());
+        assertEquals(State.CANCELLED, a.state());
+        assertEquals(State.CANCELLED, b.state());
+        assertEquals(0, a.waiterCount());
+        assertEquals(0, b.waiterCount());
+    }
+
+    @Test
+    void aRaceStartedAfterTheTaskWasCancelledCancelsBothInputsAtOnce() {
+        DeferredIo io = new DeferredIo();
+        Task<String> a = Task.of(Future.from(new CompletableFuture<String>()), "a");
+        Task<String> b = Task.of(Future.from(new CompletableFuture<String>()), "b");
+        Task<String> racing = io.async(() -> {
+            Io.currentTask().orElseThrow().cancel();
+            return Io.race(a, b);
+        });
+        io.runAll();
+
+        assertEquals(State.CANCELLED, racing.state());
+        assertEquals(State.CANCELLED, a.state());
+        assertEquals(State.CANCELLED, b.state());
+    }
+
+    @Test
+    void raceReturnsWithoutWaitingForTheLoserToUnwind() throws InterruptedException {
+        DeferredIo io = new DeferredIo();
+        UnwindingLoser loser = new UnwindingLoser(io);
+        CompletableFuture<String> stageA = new CompletableFuture<>();
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread racer = callOnNewThread(io, () -> Io.race(Future.from(stageA), loser.task), outcome);
+        DeferredIo.awaitParkedOnToken(racer);
+
+        stageA.complete("a");
+        assertTrue(loser.inFinally.await(10, TimeUnit.SECONDS));
+        assertTrue(racer.join(JOIN), "race waited for the loser");
+        assertEquals("a", outcome.get());
+        assertFalse(loser.task.isDone());
+        assertEquals(0, loser.task.waiterCount(), "the race deregistered from the loser still unwinding");
+
+        loser.letUnwind.countDown();
+        assertTrue(loser.runner.join(JOIN));
+        assertEquals(State.CANCELLED, loser.task.state());
+    }
+
+    @Test
+    void raceAndJoinReturnsOnlyAfterTheLoserHasUnwound() throws InterruptedException {
+        DeferredIo io = new DeferredIo();
+        UnwindingLoser loser = new UnwindingLoser(io);
+        CompletableFuture<String> stageA = new CompletableFuture<>();
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread racer = callOnNewThread(io, () -> Io.raceAndJoin(Future.from(stageA), loser.task), outcome);
+        DeferredIo.awaitParkedOnToken(racer);
+
+        stageA.complete("a");
+        assertTrue(loser.inFinally.await(10, TimeUnit.SECONDS));
+        DeferredIo.awaitParkedOnToken(racer); // now parked joining the loser, which cannot finish yet
+        assertTrue(racer.isAlive());
+        assertNull(outcome.get());
+
+        loser.letUnwind.countDown();
+        assertTrue(racer.join(JOIN));
+        assertEquals("a", outcome.get());
+        assertEquals(State.CANCELLED, loser.task.state());
+    }
+
+    /** A task parked on its own thread whose finally block waits for the test to let it finish. */
+    private static final class UnwindingLoser {
+        final CountDownLatch inFinally = new CountDownLatch(1);
+        final CountDownLatch letUnwind = new CountDownLatch(1);
+        final Task<String> task;
+        final Thread runner;
+
+        UnwindingLoser(DeferredIo io) {
+            task = io.async(() -> {
+                try {
+                    io.suspendRaw(ParkToken.create());
+                    return "woken without cancel";
+                } finally {
+                    inFinally.countDown();
+                    letUnwind.await(); // not a suspend point: a slow cleanup
+                }
+            });
+            runner = io.runNextOnNewThread("loser");
+            DeferredIo.awaitParkedOnToken(runner);
+        }
+    }
+
+    /** Calls {@code body} with {@code io} installed on a new plain thread; its value or exception lands in {@code outcome}. */
+    private static Thread callOnNewThread(DeferredIo io, Callable<?> body, AtomicReference<Object> outcome) {
+        return Thread.ofPlatform().name("racer").daemon().start(() -> {
+            try {
+                outcome.set(Io.with(io).call(body));
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+        });
+    }
+}

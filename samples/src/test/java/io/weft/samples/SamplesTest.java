@@ -1,0 +1,111 @@
+package io.weft.samples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.Future;
+import io.weft.samples.Quotes.Quote;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+class SamplesTest {
+
+    /** Captures what a sample prints, one string per line. */
+    private static final class Output {
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final PrintStream stream = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+
+        List<String> lines() {
+            return bytes.toString(StandardCharsets.UTF_8).lines().toList();
+        }
+    }
+
+    @Test
+    void quotesLooksUpThreePricesAndTheReplicaWinsTheRaceAgainstTheInFlightPrimary() {
+        Output out = new Output();
+
+        Quotes.Outcome outcome = Quotes.run(out.stream);
+
+        assertEquals(
+                List.of(new Quote("ACME", 12_345, "exchange"),
+                        new Quote("GLOBEX", 4_210, "exchange"),
+                        new Quote("INITECH", 987, "exchange")),
+                outcome.quotes());
+        assertEquals(new Quote("ACME", 12_345, "replica"), outcome.winner());
+        assertEquals(Future.State.CANCELLED, outcome.loserState());
+        assertEquals(
+                List.of("look-up: ACME 123.45 from exchange",
+                        "look-up: GLOBEX 42.10 from exchange",
+                        "look-up: INITECH 9.87 from exchange",
+                        "race: winner ACME 123.45 from replica",
+                        "race: the loser, primary, is CANCELLED",
+                        "race: the primary's late reply changes nothing, it stays CANCELLED",
+                        "race of two inline tasks, both already done: the first argument wins,"
+                                + " ACME 123.45 from primary; the replica stays SUCCESS"),
+                out.lines());
+    }
+
+    @Test
+    void cancellationWakesTheSleeperRunsItsFinallyAndTheShieldDefersTheSecondCancel()
+            throws InterruptedException {
+        Output out = new Output();
+
+        Cancellation.Outcome outcome = Cancellation.run(out.stream);
+
+        assertEquals(
+                new Cancellation.Outcome(
+                        true, Future.State.CANCELLED, true, "report saved", Future.State.CANCELLED),
+                outcome);
+        assertEquals(
+                List.of("sleeper: handing out my future, then sleeping for an hour",
+                        "canceller: the sleeper is asleep; cancelling it",
+                        "sleeper: finally runs",
+                        "main: cancel() returned true; the sleeper is CANCELLED",
+                        "main: await() threw Cancelled",
+                        "writer: cancelled inside a shield; saving the report anyway",
+                        "writer: report saved",
+                        "writer: shield exited; sleeping again",
+                        "writer: the deferred cancel arrived at the first sleep after the shield",
+                        "main: the writer is CANCELLED; its shielded work: report saved"),
+                out.lines());
+    }
+
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.SECONDS) // five simulated hours must take no real time
+    void virtualClockSleepsSimulatedHoursAndPrintsTheVirtualTime() {
+        Output out = new Output();
+
+        VirtualClock.Outcome outcome = VirtualClock.run(out.stream);
+
+        assertEquals(new VirtualClock.Outcome(60, 5 * 3_600_000 + 15 * 60_000), outcome);
+        assertEquals(
+                List.of("[00:00:00.060 = 60 ms] the quotes sample's look-ups, unchanged: 3 quotes",
+                        "[00:00:00.000 = 0 ms] night shift starts; waiting two hours for the backup window",
+                        "[02:00:00.000 = 7200000 ms] backups start",
+                        "[03:30:00.000 = 12600000 ms] database backed up",
+                        "[04:15:00.000 = 15300000 ms] files backed up",
+                        "[04:15:00.000 = 15300000 ms] backed up the database and the files",
+                        "[05:15:00.000 = 18900000 ms] night shift ends"),
+                out.lines());
+    }
+
+    @Test
+    void runAllRunsEverySampleInOrderUnderItsHeading() throws InterruptedException {
+        Output out = new Output();
+
+        Samples.runAll(out.stream);
+
+        List<String> headings = out.lines().stream().filter(line -> line.startsWith("== ")).toList();
+        assertEquals(
+                List.of("== quotes: Io.async look-ups and Io.race",
+                        "== cancellation: cancel a sleeping task, finally, Cancelled, Io.shield",
+                        "== virtual clock: hours of sleeps in no time"),
+                headings);
+        assertTrue(out.lines().contains("[05:15:00.000 = 18900000 ms] night shift ends"), out.lines()::toString);
+    }
+}

@@ -55,8 +55,8 @@ public interface Future<T> {
      * @return the value
      * @throws Cancelled if this future was cancelled, the calling task is cancelled while waiting,
      *     or the calling plain thread is interrupted while waiting
-     * @throws IllegalStateException if a task awaits its own future, or an await cycle between
-     *     tasks is seen (they would wait forever)
+     * @throws IllegalStateException if a task awaits its own future, a task that runs it inline
+     *     (under an inline Io), or an await cycle between tasks is seen (they would wait forever)
      */
     T await();
 
@@ -90,7 +90,8 @@ public interface Future<T> {
      * {@link State#FAILED} if it unwound with another exception (never replaced). A value returned
      * by a task after cancellation was requested is dropped and the future is cancelled.
      *
-     * @return {@code false} if already done, else {@code true} (the request is registered)
+     * @return {@code false} if already done, or its outcome is being recorded at this moment;
+     *     else {@code true} (the request is registered)
      */
     boolean cancel();
 

@@ -49,8 +49,8 @@ public interface Io {
 
     /**
      * Runs {@code task} exactly once, either before returning (an inline Io) or later on some
-     * thread the Io owns (a scheduling Io). The task carries its own error handling; its
-     * {@link RawTask#run()} never throws.
+     * thread the Io owns (a scheduling Io). The task carries its own error handling: its
+     * {@link RawTask#run()} does not throw the body's exception.
      *
      * @param task the task to run
      * @throws NullPointerException if {@code task} is null
@@ -169,9 +169,9 @@ public interface Io {
      * the winner's value or rethrows its failure.
      *
      * <ul>
-     *   <li>The winner is the first input to complete with a value, a failure or a cancellation;
-     *       if both are complete when looked at, {@code a} wins (ties go to the lower argument
-     *       index, so the outcome is deterministic).
+     *   <li>The winner is the first input to complete with a value, a failure or a cancellation.
+     *       Inputs that are already complete when the race looks at them tie, and ties go to the
+     *       lower argument index ({@code a}), so the outcome is deterministic.
      *   <li>Before returning, the race deregisters its waiter from both inputs and
      *       {@linkplain Future#cancel() cancels} the loser. It returns at winner time and does
      *       not wait for the loser to unwind; {@link #raceAndJoin} does.
@@ -191,6 +191,7 @@ public interface Io {
      * @throws Cancelled if the winner was cancelled or the racing task is cancelled
      * @throws NullPointerException if an input is null
      * @throws IllegalArgumentException if an input was not made by Weft
+     * @throws IllegalStateException if a task races its own future
      */
     static <T> T race(Future<? extends T> a, Future<? extends T> b) {
         return Races.race(a, b, false);

@@ -25,7 +25,7 @@ public final class ParkToken {
     /*
      * Implementation notes.
      *
-     * State: one volatile int, PENDING -> READY, set once by signal() with a CAS (the winner
+     * State: one volatile int, PENDING -> READY, set once by tryReady() with a CAS (the winner
      * unparks the owner). Written by any readier, read by the owner's wait loop.
      *
      * Cancellation: suspend() is the runtime half of Io.suspendRaw. It publishes this token as the
@@ -97,7 +97,7 @@ public final class ParkToken {
      *
      * @return {@code true} if this call readied the token, {@code false} if it already was
      */
-    public boolean signal() {
+    public boolean tryReady() {
         if (STATE.compareAndSet(this, PENDING, READY)) {
             LockSupport.unpark(owner);
             return true;

@@ -8,11 +8,11 @@ package io.weft;
 public interface RawTask extends Runnable {
 
     /**
-     * Runs the task's body to completion on the calling thread and completes its future. Never
-     * throws: the body's exception becomes the future's failure. A task cancelled before it
-     * starts completes as cancelled without running its body.
+     * Runs the task's body to completion on the calling thread and completes its future. The
+     * body's exception becomes the future's failure; it does not escape. A task cancelled before
+     * it starts completes as cancelled without running its body.
      *
-     * @throws IllegalStateException if the task was already started
+     * @throws IllegalStateException if the task was already started (an Io running it twice)
      */
     @Override
     void run();

@@ -4,6 +4,8 @@ import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Io;
 import io.weft.ParkToken;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 /** {@link Io#race} and {@link Io#raceAndJoin}: two inputs, one waiter, the loser cancelled. */
 public final class Races {
@@ -15,8 +17,13 @@ public final class Races {
      * both inputs, so a completion between the first look and the park is never missed (the
      * waiter either runs, or was refused because the input was already done).
      *
-     * Ties: the winner is chosen after waking by looking at `a` first, so two inputs that are
-     * both done when looked at resolve to `a`, whatever order they completed in.
+     * First to complete: each waiter action claims a shared winner slot by CAS before readying
+     * the token, and completions run their waiters in completion order, so the slot holds the
+     * input that completed first, even if the other completes before the racer wakes.
+     * Ties: inputs already done when the race looks (on entry, or while it registers) are
+     * looked at `a` first, so they resolve to `a`, whatever order they completed in.
+     *
+     * A plain thread with no Io installed can race too: the token is parked on directly.
      *
      * Both waiters are deregistered in a finally block, on every exit path, so a long-lived
      * input that loses many races does not accumulate dead waiters.
@@ -29,27 +36,15 @@ public final class Races {
         Task<? extends T> ta = Task.of(a, "a");
         Task<? extends T> tb = Task.of(b, "b");
         Task<?> me = Context.currentTask();
+        if (me != null && (me == ta || me == tb)) {
+            throw new IllegalStateException(me + " races its own future: it would cancel itself or never finish");
+        }
         if (me != null && me.isCancellationEffective()) {
             throw cancelInputs(ta, tb, joinLoser, new Cancelled(me + " was cancelled before racing"));
         }
         Task<? extends T> winner = firstDone(ta, tb);
-        while (winner == null) {
-            Io io = Io.current();
-            ParkToken token = ParkToken.create();
-            Runnable wake = () -> io.ready(token);
-            Task.Waiter onA = ta.addWaiter(wake);
-            Task.Waiter onB = tb.addWaiter(wake);
-            try {
-                if (firstDone(ta, tb) == null) {
-                    io.suspendRaw(token);
-                }
-            } catch (Cancelled c) {
-                throw cancelInputs(ta, tb, joinLoser, c);
-            } finally {
-                ta.removeWaiter(onA);
-                tb.removeWaiter(onB);
-            }
-            winner = firstDone(ta, tb);
+        if (winner == null) {
+            winner = awaitFirst(ta, tb, me, joinLoser);
         }
         Task<? extends T> loser = winner == ta ? tb : ta;
         loser.cancel();
@@ -57,6 +52,46 @@ public final class Races {
             Io.shield(loser::join);
         }
         return winner.report();
+    }
+
+    /** Parks until one input completes; returns the first to complete (ties: the first argument). */
+    private static <T> Task<? extends T> awaitFirst(Task<? extends T> ta, Task<? extends T> tb, Task<?> me, boolean join) {
+        Io io = Context.currentIo() != null || me != null ? Io.current() : null;
+        ParkToken token = ParkToken.create();
+        AtomicReference<Task<? extends T>> first = new AtomicReference<>();
+        Task.Waiter onA = ta.addWaiter(() -> {
+            first.compareAndSet(null, ta);
+            wake(io, token);
+        });
+        Task.Waiter onB = tb.addWaiter(() -> {
+            first.compareAndSet(null, tb);
+            wake(io, token);
+        });
+        try {
+            if (onA == null || onB == null) {
+                return firstDone(ta, tb); // done while registering: both count as done when looked at
+            }
+            if (io != null) {
+                io.suspendRaw(token);
+            } else {
+                token.suspend(() -> LockSupport.park(token));
+            }
+            Task<? extends T> winner = first.get();
+            return winner != null ? winner : firstDone(ta, tb);
+        } catch (Cancelled c) {
+            throw cancelInputs(ta, tb, join, c);
+        } finally {
+            ta.removeWaiter(onA);
+            tb.removeWaiter(onB);
+        }
+    }
+
+    private static void wake(Io io, ParkToken token) {
+        if (io != null) {
+            io.ready(token);
+        } else {
+            token.tryReady();
+        }
     }
 
     private static <T> Task<? extends T> firstDone(Task<? extends T> a, Task<? extends T> b) {

@@ -34,7 +34,8 @@ public final class Task<T> implements Future<T>, RawTask {
      *   bit  3     CANCEL_REQUESTED: sticky once set
      *   bit  4     STARTED: set with NEW -> RUNNING and kept, so run() can tell a task cancelled
      *              before start (return quietly) from one run twice (an Io bug: throw)
-     *   bits 16-31 shield depth: changed only by the task's own thread (enterShield/exitShield)
+     *   bits 16-31 shield depth: changed by the task's own thread (enterShield/exitShield), and
+     *              cleared by the claim of completion
      *
      * Transitions (who -> what):
      *
@@ -138,7 +139,7 @@ public final class Task<T> implements Future<T>, RawTask {
     private final Io io;
     /** The body; written at construction, cleared by the running thread. */
     private Callable<? extends T> body;
-    /** Value or Throwable; written by the completing thread before the done CAS. */
+    /** Value or Throwable; written by the claiming thread between COMPLETING and the final state. */
     private Object outcome;
     /** Lifecycle, cancel request, shield depth. Written by CAS from any thread. */
     private volatile long state;
@@ -148,6 +149,11 @@ public final class Task<T> implements Future<T>, RawTask {
     private volatile ParkToken parked;
     /** The task this task is awaiting, or null. Written by the task, read by others' cycle checks. */
     private volatile Task<?> awaiting;
+    /**
+     * The task that was running on this thread when this one started, or null: under an inline Io
+     * that task is suspended inside spawnRaw until this one ends. Written once by run().
+     */
+    private Task<?> inlineParent;
 
     private Task(Io io, Callable<? extends T> body) {
         this.id = IDS.incrementAndGet();
@@ -224,6 +230,7 @@ public final class Task<T> implements Future<T>, RawTask {
         }
         Callable<? extends T> work = body;
         body = null; // only the running thread reads body, after winning NEW -> RUNNING
+        inlineParent = Context.currentTask();
         try {
             T value = Context.forTask(io, this).call(work::call);
             complete(SUCCEEDED, value);
@@ -236,7 +243,8 @@ public final class Task<T> implements Future<T>, RawTask {
 
     /**
      * Makes the task done with {@code life} and {@code result}, unless it already is (or is being
-     * completed). Returns whether this call completed it.
+     * completed). Returns whether this call completed it (private: callers only need to know
+     * whether they won the claim).
      */
     private boolean complete(long life, Object result) {
         while (true) {
@@ -267,29 +275,23 @@ public final class Task<T> implements Future<T>, RawTask {
     }
 
     /**
-     * Runs every live waiter once. An action that throws (a broken Io's ready) does not keep the
-     * others asleep: all run, then the first failure is rethrown with the rest suppressed.
+     * Runs every live waiter once. An action that throws (a broken Io's ready, a callback of a
+     * toCompletableFuture dependant) does not keep the others asleep and does not escape into
+     * run() or cancel(): it goes to the thread's uncaught-exception handler, and the rest run.
      */
     private void runWaiters() {
         Waiter w = (Waiter) WAITERS.getAndSet(this, DONE);
-        RuntimeException failure = null;
         for (; w != null && w != DONE; w = w.next) {
             Runnable action = w.action;
             if (action != null) {
                 w.action = null;
                 try {
                     action.run();
-                } catch (RuntimeException e) {
-                    if (failure == null) {
-                        failure = e;
-                    } else {
-                        failure.addSuppressed(e);
-                    }
+                } catch (RuntimeException | Error e) {
+                    Thread current = Thread.currentThread();
+                    current.getUncaughtExceptionHandler().uncaughtException(current, e);
                 }
             }
-        }
-        if (failure != null) {
-            throw failure;
         }
     }
 
@@ -309,6 +311,7 @@ public final class Task<T> implements Future<T>, RawTask {
             }
             if (life == NEW) {
                 if (STATE.compareAndSet(this, s, CANCEL_REQUESTED | COMPLETING)) {
+                    body = null; // never runs: let the closure go (run() reads body only after NEW -> RUNNING)
                     finish(CANCEL_REQUESTED, CANCELLED, null);
                     return CancelOutcome.CANCELLED_BEFORE_START;
                 }
@@ -475,10 +478,14 @@ public final class Task<T> implements Future<T>, RawTask {
         }
         Task<?> me = Context.currentTask();
         boolean forever = deadlineMs == Io.NO_DEADLINE;
-        if (me == this && forever) {
-            throw new IllegalStateException(this + " awaits its own future: it would never finish");
+        if (forever && me != null) {
+            if (me == this) {
+                throw new IllegalStateException(this + " awaits its own future: it would never finish");
+            }
+            checkNotInlineAncestor(me);
         }
-        Io io = clock != null ? clock : Io.current();
+        // A plain thread with no Io installed still waits: a ParkToken parks any thread.
+        Io io = clock != null ? clock : Context.currentIo() != null || me != null ? Io.current() : null;
         if (me != null && forever) { // a timed await ends by itself: it closes no deadlock
             me.awaiting = this;
             checkNoAwaitCycle(me);
@@ -489,13 +496,17 @@ public final class Task<T> implements Future<T>, RawTask {
                     return false;
                 }
                 ParkToken token = ParkToken.create();
-                Waiter node = addWaiter(() -> io.ready(token));
+                Waiter node = addWaiter(io != null ? () -> io.ready(token) : token::tryReady);
                 if (node == null) {
                     break;
                 }
                 TimerHandle timer = deadlineMs != Io.NO_DEADLINE ? io.armTimer(deadlineMs, token) : null;
                 try {
-                    io.suspendRaw(token);
+                    if (io != null) {
+                        io.suspendRaw(token);
+                    } else {
+                        token.suspend(() -> LockSupport.park(token));
+                    }
                 } finally {
                     removeWaiter(node);
                     if (timer != null) {
@@ -511,9 +522,25 @@ public final class Task<T> implements Future<T>, RawTask {
         }
     }
 
+    /**
+     * Under an inline Io, the tasks that started {@code me} on this thread are suspended inside
+     * spawnRaw until {@code me} ends: awaiting one of them can never finish.
+     */
+    private void checkNotInlineAncestor(Task<?> me) {
+        for (Task<?> t = me.inlineParent; t != null; t = t.inlineParent) {
+            if (t == this) {
+                throw new IllegalStateException(me + " awaits " + this + ", which runs it inline on the same thread"
+                        + " and cannot finish before it does");
+            }
+        }
+    }
+
     private void checkNoAwaitCycle(Task<?> me) {
         int hops = 0;
         for (Task<?> t = this; t != null && hops < MAX_AWAIT_CHAIN; t = t.awaiting, hops++) {
+            if (t != me && t.isCancellationEffective()) {
+                break; // it is being woken to unwind: the chain will break by itself
+            }
             if (t == me) {
                 me.awaiting = null;
                 throw new IllegalStateException("await cycle: " + me + " awaits " + this

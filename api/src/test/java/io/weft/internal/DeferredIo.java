@@ -125,7 +125,7 @@ final class DeferredIo implements Io {
 
     @Override
     public void ready(ParkToken park) {
-        Objects.requireNonNull(park, "park").signal();
+        Objects.requireNonNull(park, "park").tryReady();
     }
 
     /** Runs every queued task, fires the timers already due, and never waits for the clock. */

@@ -21,9 +21,10 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@link #suspendRaw} blocks the calling thread until its token is readied, by a timer (fired
  *       by the waiting thread itself) or by another thread.
  *   <li>The clock is real ({@link System#nanoTime}) by default. With {@link Builder#virtualClock()}
- *       it is virtual: it starts at zero and, when a waiting thread has nothing to do but wait for
- *       a timer, jumps straight to that timer's deadline. Meant for tests and simulations of
- *       single-threaded programs: hours of sleeps take no time.
+ *       it is virtual: it starts at zero and, whenever a waiting thread's token is not ready and
+ *       a timer is pending, jumps straight to the earliest deadline. It cannot know that another
+ *       thread is about to ready the waiter, so it is meant for single-threaded programs, tests
+ *       and simulations: hours of sleeps take no time.
  * </ul>
  *
  * {@snippet :
@@ -139,7 +140,7 @@ public final class BlockingIo implements Io {
     @Override
     public void ready(ParkToken park) {
         Objects.requireNonNull(park, "park");
-        park.signal();
+        park.tryReady();
     }
 
     @Override

@@ -171,6 +171,29 @@ public abstract class AsyncAwaitContract extends IoContract {
     }
 
     @Test
+    void awaitFromAPlainThreadNeedsNoInstalledIo() {
+        CompletableFuture<String> source = new CompletableFuture<>();
+        Future<String> f = Future.from(source);
+        Thread me = Thread.currentThread();
+        helper("completer", () -> {
+            awaitParked(me);
+            source.complete("no Io needed");
+        });
+        assertEquals("no Io needed", f.await()); // no Io.with around it
+    }
+
+    @Test
+    void aParentAndAChildAwaitingEachOtherFailInsteadOfHanging() {
+        Future<Object> parent = inIo(() -> Io.async(() -> {
+            Future<?> self = Io.currentTask().orElseThrow();
+            Future<Object> child = Io.async(() -> self.await());
+            return child.await();
+        }));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> inIo(parent::await));
+        assertTrue(e.getMessage().contains("awaits"), e.getMessage());
+    }
+
+    @Test
     void aTaskAwaitingAnotherTaskGetsItsValue() {
         String result = inIo(() -> Io.async(() -> {
             Future<String> child = Io.async(() -> "child");

@@ -45,6 +45,31 @@ public abstract class RaceContract extends IoContract {
     }
 
     @Test
+    void theFirstToCompleteWinsEvenIfTheOtherCompletesBeforeTheRacerWakes() {
+        CompletableFuture<String> first = new CompletableFuture<>();
+        CompletableFuture<String> second = new CompletableFuture<>();
+        Future<String> a = Future.from(second);
+        Future<String> b = Future.from(first);
+        Thread racer = Thread.currentThread();
+        helper("completer", () -> {
+            awaitParked(racer);
+            first.complete("b, completed first");
+            second.complete("a, completed second");
+        });
+        assertEquals("b, completed first", inIo(() -> Io.race(a, b)));
+    }
+
+    @Test
+    void aTaskRacingItsOwnFutureFails() {
+        Future<Object> racer = inIo(() -> Io.async(() -> {
+            Future<?> self = Io.currentTask().orElseThrow();
+            return Io.race(self, Future.from(new CompletableFuture<>()));
+        }));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> inIo(racer::await));
+        assertTrue(e.getMessage().contains("own future"), e.getMessage());
+    }
+
+    @Test
     void whenBothAreDoneTheLowerArgumentIndexWins() {
         Future<String> a = Future.completed("a");
         Future<String> b = Future.completed("b");

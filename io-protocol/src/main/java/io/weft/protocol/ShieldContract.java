@@ -3,6 +3,8 @@ package io.weft.protocol;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.weft.Cancelled;
 import io.weft.Future;
@@ -13,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -57,6 +60,25 @@ public abstract class ShieldContract extends IoContract {
         io.ready(release.get()); // the cancel did not wake it: the shield holds it back
         awaitDone(started.future());
         assertEquals(List.of("shielded park returned normally", "after the shield", "cancelled at the next suspend point"), log);
+        assertEquals(Future.State.CANCELLED, started.future().state());
+    }
+
+    @Test
+    void aCancelDoesNotCutAShieldedSleepShort() {
+        assumeFalse(hasVirtualClock(), "a virtual clock ends the sleep before a helper acts");
+        AtomicLong slept = new AtomicLong(-1);
+        Started<Void> started = startElsewhere(() -> {
+            Io.shield(() -> {
+                long start = Io.current().nowMs();
+                Io.sleep(Duration.ofMillis(200));
+                slept.set(Io.current().nowMs() - start);
+            });
+            return null;
+        });
+        started.awaitParked();
+        started.future().cancel();
+        awaitDone(started.future());
+        assertTrue(slept.get() >= 200, "the shielded sleep was cut short: " + slept.get() + " ms");
         assertEquals(Future.State.CANCELLED, started.future().state());
     }
 

@@ -175,6 +175,22 @@ public abstract class RaceContract extends IoContract {
     }
 
     @Test
+    void raceAndJoinOfALoserThatAwaitsTheRacerIsNoDeadlock() {
+        CompletableFuture<Future<?>> racerHandle = new CompletableFuture<>();
+        Started<Object> loser = startElsewhere(() -> Future.from(racerHandle).await().await());
+        loser.awaitParked();
+        Started<String> racer = startElsewhere(() -> {
+            racerHandle.complete(Io.currentTask().orElseThrow());
+            loser.awaitParked(); // the loser now awaits this racer
+            return (String) Io.<Object>raceAndJoin(loser.future(), Future.completed("winner"));
+        });
+        // Joining the cancelled loser waits for a task that awaits the racer: no deadlock, since
+        // the loser is woken by its cancellation and unwinds.
+        assertEquals("winner", inIo(() -> racer.future().await()));
+        assertEquals(Future.State.CANCELLED, loser.future().state());
+    }
+
+    @Test
     void aCancelledRacerCancelsBothInputsAndThrowsCancelled() {
         Future<String> a = Future.from(new CompletableFuture<String>());
         Future<String> b = Future.from(new CompletableFuture<String>());

@@ -130,23 +130,27 @@ public abstract class RawOperationsContract extends IoContract {
 
     @Test
     void timersFireInDeadlineOrder() {
-        long now = io.nowMs();
-        ParkToken late = ParkToken.create();
-        ParkToken early = ParkToken.create();
-        ParkToken middle = ParkToken.create();
-        io.armTimer(now + 90, late);
-        io.armTimer(now + 10, early);
-        io.armTimer(now + 50, middle);
-        for (ParkToken park : new ParkToken[] {early, middle, late}) {
-            io.suspendRaw(park);
-            // Read the latest first: if timers fire in order, a ready later one implies ready earlier ones.
-            boolean lateReady = late.isReady();
-            boolean middleReady = middle.isReady();
-            boolean earlyReady = early.isReady();
-            assertTrue(!lateReady || middleReady, "the latest timer fired before the middle one");
-            assertTrue(!middleReady || earlyReady, "the middle timer fired before the earliest");
-        }
-        assertTrue(io.nowMs() >= now + 90);
+        // Inside a task: a virtual clock must not jump while the timers are still being armed.
+        inIo(() -> Io.async(() -> {
+            long now = io.nowMs();
+            ParkToken late = ParkToken.create();
+            ParkToken early = ParkToken.create();
+            ParkToken middle = ParkToken.create();
+            io.armTimer(now + 90, late);
+            io.armTimer(now + 10, early);
+            io.armTimer(now + 50, middle);
+            for (ParkToken park : new ParkToken[] {early, middle, late}) {
+                io.suspendRaw(park);
+                // Read the latest first: if timers fire in order, a ready later one implies ready earlier ones.
+                boolean lateReady = late.isReady();
+                boolean middleReady = middle.isReady();
+                boolean earlyReady = early.isReady();
+                assertTrue(!lateReady || middleReady, "the latest timer fired before the middle one");
+                assertTrue(!middleReady || earlyReady, "the middle timer fired before the earliest");
+            }
+            assertTrue(io.nowMs() >= now + 90);
+            return null;
+        }).await());
     }
 
     @Test

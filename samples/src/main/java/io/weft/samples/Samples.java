@@ -39,6 +39,9 @@ public final class Samples {
         out.println();
         heading(out, "virtual clock: hours of sleeps in no time");
         VirtualClock.run(out);
+        out.println();
+        heading(out, "fibers: the same code on FiberIo, where tasks run at the same time");
+        Fibers.run(out);
     }
 
     private static void heading(PrintStream out, String title) {

@@ -45,13 +45,15 @@ public final class VirtualClock {
     }
 
     /** Hours of simulated work; on a real clock this takes five hours and fifteen minutes. */
-    private static void nightShift(Io io, PrintStream out) {
+    static void nightShift(Io io, PrintStream out) {
         out.println(clock(io) + " night shift starts; waiting two hours for the backup window");
         Io.sleep(Duration.ofHours(2));
         out.println(clock(io) + " backups start");
         Future<String> database = Io.async(() -> backUp(io, out, "database", Duration.ofMinutes(90)));
         Future<String> files = Io.async(() -> backUp(io, out, "files", Duration.ofMinutes(45)));
-        out.println(clock(io) + " backed up the " + database.await() + " and the " + files.await());
+        String first = database.await();
+        String second = files.await();
+        out.println(clock(io) + " backed up the " + first + " and the " + second);
         Io.sleep(Duration.ofHours(1));
         out.println(clock(io) + " night shift ends");
     }
@@ -63,7 +65,7 @@ public final class VirtualClock {
     }
 
     /** Formats the Io's clock as {@code [hh:mm:ss.mmm = n ms]}. */
-    private static String clock(Io io) {
+    static String clock(Io io) {
         long ms = io.nowMs();
         Duration t = Duration.ofMillis(ms);
         return String.format("[%02d:%02d:%02d.%03d = %d ms]",

@@ -104,8 +104,25 @@ class SamplesTest {
         assertEquals(
                 List.of("== quotes: Io.async look-ups and Io.race",
                         "== cancellation: cancel a sleeping task, finally, Cancelled, Io.shield",
-                        "== virtual clock: hours of sleeps in no time"),
+                        "== virtual clock: hours of sleeps in no time",
+                        "== fibers: the same code on FiberIo, where tasks run at the same time"),
                 headings);
         assertTrue(out.lines().contains("[05:15:00.000 = 18900000 ms] night shift ends"), out.lines()::toString);
+    }
+
+    @Test
+    void fibersRunTheSameCodeConcurrently() {
+        Output out = new Output();
+
+        Fibers.Outcome outcome = Fibers.run(out.stream);
+
+        assertEquals("replica", outcome.raceWinner());
+        assertEquals(Future.State.CANCELLED, outcome.loserState());
+        assertEquals(java.time.Duration.ofMinutes(270).toMillis(), outcome.nightShiftMs(), "the backups overlapped");
+        assertEquals(50_005_000L, outcome.fanOutSum());
+        assertTrue(out.lines().contains("[00:00:00.005 = 5 ms] race on fibers: the replica wins; the primary is CANCELLED"),
+                String.join("\n", out.lines()));
+        assertTrue(out.lines().contains("[03:30:00.000 = 12600000 ms] backed up the database and the files"),
+                String.join("\n", out.lines()));
     }
 }

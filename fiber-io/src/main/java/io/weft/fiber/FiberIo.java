@@ -1,0 +1,410 @@
+package io.weft.fiber;
+
+import io.weft.Io;
+import io.weft.ParkToken;
+import io.weft.RawTask;
+import io.weft.TimerHandle;
+import io.weft.fiber.sched.Carriers;
+import io.weft.fiber.sched.Scheduler;
+import io.weft.fiber.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * An {@link Io} whose tasks are fibers: JDK virtual threads scheduled by Weft's own
+ * work-stealing scheduler. Thread-safe. Close it when done ({@link AutoCloseable}).
+ *
+ * <ul>
+ *   <li>{@code Io.async} spawns a fiber and returns at once. From a fiber, the new fiber goes to
+ *       the current worker's LIFO slot (it runs next, on a warm cache); from any other thread, to
+ *       the shared injector queue.
+ *   <li>{@link #suspendRaw} parks the current thread (a fiber unmounts and frees its carrier; a
+ *       plain thread blocks) until the token is readied or the task is cancelled.
+ *   <li>Everything Java offers a thread works in a fiber: {@code ThreadLocal}s, {@code ScopedValue}s,
+ *       monitors, blocking JDK I/O, thread dumps and JFR.
+ *   <li>The clock is real by default. With {@link Builder#virtualClock()} it is virtual: time
+ *       advances only when no fiber can run, jumping to the earliest timer. With one worker as
+ *       well, a program's interleaving and output are the same on every run.
+ * </ul>
+ *
+ * <p>FiberIo needs the JVM flag {@code --add-opens java.base/java.lang=ALL-UNNAMED} (on the
+ * module path, {@code java.base/java.lang=io.weft.fiber}); without it, building one fails with a
+ * message naming the flag.
+ *
+ * {@snippet :
+ * try (FiberIo io = FiberIo.create()) {
+ *     long total = io.call(() -> {
+ *         List<Future<Long>> parts = new ArrayList<>();
+ *         for (int i = 0; i < 1_000; i++) {
+ *             long n = i;
+ *             parts.add(Io.async(() -> n * n));   // 1,000 fibers
+ *         }
+ *         long sum = 0;
+ *         for (Future<Long> part : parts) sum += part.await();
+ *         return sum;
+ *     });
+ * }
+ * }
+ */
+public final class FiberIo implements Io, AutoCloseable {
+    /*
+     * Implementation notes.
+     *
+     * A fiber is a virtual thread built with the scheduler as its Executor (Carriers). spawnRaw
+     * wraps the task so that it leaves the live set when it ends; the live set is what close()
+     * cancels and waits for. suspendRaw/ready are LockSupport.park/unpark through the ParkToken
+     * protocol, which works for fibers and plain threads alike.
+     *
+     * close(): (1) `closing` is set, so spawnRaw refuses new tasks; (2) every live task is
+     * cancelled: parked ones wake at their suspend point and unwind, running ones at their next
+     * one; (3) the closing thread waits until the live set is empty or the timeout passes
+     * (tasks signal `liveCount` changes by unparking the closer); (4) the workers stop and their
+     * threads are joined. Tasks still alive then are reported by close() in an
+     * IllegalStateException, never dropped silently. Idempotent: a second close does nothing.
+     */
+
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final Scheduler scheduler;
+    private final Thread.Builder.OfVirtual fibers;
+    private final boolean virtualClock;
+    private final Duration closeTimeout;
+    private final String name;
+    private final Set<RawTask> live = ConcurrentHashMap.newKeySet();
+    private volatile boolean closing;
+    private volatile Thread closer;
+    private volatile boolean closed;
+
+    private FiberIo(Builder builder) {
+        Carriers.checkAvailable();
+        this.virtualClock = builder.virtualClock;
+        this.closeTimeout = builder.closeTimeout;
+        this.name = builder.name != null ? builder.name : "weft-" + INSTANCES.incrementAndGet();
+        Clock clock = virtualClock ? Clock.virtual() : Clock.real();
+        this.scheduler = new Scheduler(builder.workers, builder.runQueueCapacity, clock, builder.seed, name);
+        this.fibers = Carriers.virtualThreadBuilder(scheduler);
+    }
+
+    /**
+     * Creates a FiberIo with one worker per available processor and the real clock.
+     *
+     * @return a running FiberIo
+     * @throws IllegalStateException if the JVM lacks {@code --add-opens java.base/java.lang}
+     */
+    public static FiberIo create() {
+        return builder().build();
+    }
+
+    /**
+     * Returns a builder for a FiberIo with options.
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds a {@link FiberIo}. Not thread-safe; use one builder per thread. */
+    public static final class Builder {
+        private int workers = Runtime.getRuntime().availableProcessors();
+        private boolean virtualClock;
+        private long seed = 0x5EED_5EEDL;
+        private int runQueueCapacity = 256;
+        private Duration closeTimeout = Duration.ofSeconds(5);
+        private String name;
+
+        private Builder() {}
+
+        /**
+         * Sets the number of workers (carrier threads).
+         *
+         * @param count 1 to 64
+         * @return this builder
+         * @throws IllegalArgumentException if {@code count} is out of range
+         */
+        public Builder workers(int count) {
+            if (count < 1 || count > 64) {
+                throw new IllegalArgumentException("workers must be 1..64, got " + count);
+            }
+            this.workers = count;
+            return this;
+        }
+
+        /**
+         * Makes the clock virtual: it starts at 0 and advances only when no fiber can run, jumping
+         * to the earliest timer. With {@code workers(1)}, runs are reproducible.
+         *
+         * @return this builder
+         */
+        public Builder virtualClock() {
+            this.virtualClock = true;
+            return this;
+        }
+
+        /**
+         * Sets the seed of the scheduler's random choices (which worker to steal from).
+         *
+         * @param seed any value
+         * @return this builder
+         */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /**
+         * Sets each worker's local run-queue capacity (256 by default).
+         *
+         * @param capacity a power of two, at least 2
+         * @return this builder
+         * @throws IllegalArgumentException if {@code capacity} is not a power of two of at least 2
+         */
+        public Builder runQueueCapacity(int capacity) {
+            if (capacity < 2 || Integer.bitCount(capacity) != 1) {
+                throw new IllegalArgumentException("run-queue capacity must be a power of two >= 2, got " + capacity);
+            }
+            this.runQueueCapacity = capacity;
+            return this;
+        }
+
+        /**
+         * Sets how long {@link FiberIo#close()} waits for cancelled tasks to unwind (5 s by default).
+         *
+         * @param timeout a positive duration
+         * @return this builder
+         * @throws IllegalArgumentException if {@code timeout} is not positive
+         */
+        public Builder closeTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("close timeout must be positive, got " + timeout);
+            }
+            this.closeTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Sets the name used for the worker threads ({@code name-worker-i}).
+         *
+         * @param name a name
+         * @return this builder
+         */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /**
+         * Builds and starts the FiberIo.
+         *
+         * @return a running FiberIo
+         * @throws IllegalStateException if the JVM lacks {@code --add-opens java.base/java.lang}
+         */
+        public FiberIo build() {
+            return new FiberIo(this);
+        }
+    }
+
+    // ---------------------------------------------------------------- running a root task
+
+    /**
+     * Runs {@code root} as a task on this FiberIo and blocks the calling thread until it
+     * finishes; the way to enter Weft from {@code main}. On a virtual clock, drive the whole
+     * program from the root task: a plain thread acting meanwhile races the clock.
+     *
+     * @param root the root task's body
+     * @param <T> the value's type
+     * @return what {@code root} returns
+     * @throws java.util.concurrent.CompletionException wrapping a checked exception of {@code root}
+     * @throws io.weft.Cancelled if the root task was cancelled (for example, by {@link #close()})
+     * @throws NullPointerException if {@code root} is null
+     */
+    public <T> T call(Callable<T> root) {
+        Objects.requireNonNull(root, "root");
+        return Io.with(this).call(() -> Io.async(root).await());
+    }
+
+    /**
+     * Runs {@code root} as a task on this FiberIo and blocks until it finishes; see {@link #call}.
+     *
+     * @param root the root task's body
+     * @throws NullPointerException if {@code root} is null
+     */
+    public void run(Runnable root) {
+        Objects.requireNonNull(root, "root");
+        call(() -> {
+            root.run();
+            return null;
+        });
+    }
+
+    // ---------------------------------------------------------------- raw operations
+
+    @Override
+    public void spawnRaw(RawTask task) {
+        Objects.requireNonNull(task, "task");
+        if (closing) {
+            throw new IllegalStateException(this + " is closed: it accepts no new tasks");
+        }
+        live.add(task);
+        Thread fiber = fibers.unstarted(() -> {
+            try {
+                task.run();
+            } finally {
+                live.remove(task);
+                Thread waiting = closer;
+                if (waiting != null) {
+                    LockSupport.unpark(waiting);
+                }
+            }
+        });
+        fiber.start();
+    }
+
+    @Override
+    public void suspendRaw(ParkToken park) {
+        Objects.requireNonNull(park, "park");
+        park.suspend(() -> LockSupport.park(park));
+    }
+
+    @Override
+    public void ready(ParkToken park) {
+        Objects.requireNonNull(park, "park");
+        park.tryReady();
+    }
+
+    @Override
+    public long poll(long deadlineMs) {
+        // The workers run fibers and fire timers by themselves; a caller can only wait for time
+        // to pass, never past its deadline nor the next timer's. A virtual clock never waits.
+        long now = nowMs();
+        long until = Math.min(deadlineMs, scheduler.nextDeadline());
+        if (!virtualClock && until != NO_DEADLINE && until > now) {
+            LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(until - now));
+        }
+        return scheduler.nextDeadline();
+    }
+
+    @Override
+    public long nowMs() {
+        return scheduler.nowMs();
+    }
+
+    @Override
+    public TimerHandle armTimer(long deadlineMs, ParkToken park) {
+        Objects.requireNonNull(park, "park");
+        return scheduler.armTimer(deadlineMs, park);
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    /**
+     * Returns the number of workers.
+     *
+     * @return the worker count
+     */
+    public int workers() {
+        return scheduler.workerCount();
+    }
+
+    /**
+     * Returns whether this FiberIo's clock is virtual.
+     *
+     * @return {@code true} for a virtual clock
+     */
+    public boolean hasVirtualClock() {
+        return virtualClock;
+    }
+
+    /**
+     * Returns how many tasks have been spawned and not finished.
+     *
+     * @return the number of live tasks
+     */
+    public int liveTasks() {
+        return live.size();
+    }
+
+    /**
+     * Cancels every live task, waits up to {@code timeout} for them to unwind (their
+     * {@code finally} blocks run), then stops the workers and joins their threads. New spawns
+     * fail from the start of the call. Idempotent.
+     *
+     * @param timeout how long to wait for the tasks to unwind
+     * @return the tasks that had not finished when the timeout passed (empty if all did)
+     * @throws IllegalStateException if called from one of this FiberIo's own tasks
+     * @throws NullPointerException if {@code timeout} is null
+     */
+    public List<RawTask> shutdown(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (scheduler.isWorkerThread()) {
+            throw new IllegalStateException("a FiberIo cannot be closed from one of its own tasks: it would wait for itself");
+        }
+        synchronized (this) {
+            if (closed) {
+                return List.of();
+            }
+            closing = true;
+            closer = Thread.currentThread();
+            for (RawTask task : live) {
+                task.cancel();
+            }
+            long deadline = System.nanoTime() + timeout.toNanos();
+            boolean interrupted = false;
+            while (!live.isEmpty()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                LockSupport.parkNanos(this, left); // each task that ends unparks this thread
+                interrupted |= Thread.interrupted();
+            }
+            closer = null;
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            List<RawTask> unfinished = new ArrayList<>(live);
+            scheduler.stop(timeout);
+            closed = true;
+            return unfinished;
+        }
+    }
+
+    /**
+     * Shuts down with the builder's close timeout (5 s by default); see {@link #shutdown}.
+     *
+     * @throws IllegalStateException if some tasks did not finish unwinding in time (they are
+     *     listed), or if called from one of this FiberIo's own tasks
+     */
+    @Override
+    public void close() {
+        List<RawTask> unfinished = shutdown(closeTimeout);
+        if (!unfinished.isEmpty()) {
+            throw new IllegalStateException(unfinished.size() + " task(s) of " + name + " did not finish within "
+                    + closeTimeout + " of being cancelled: " + unfinished);
+        }
+    }
+
+    /**
+     * Returns whether this FiberIo has been closed and its workers stopped.
+     *
+     * @return {@code true} once closed
+     */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public String toString() {
+        return "FiberIo[" + name + ", " + scheduler.workerCount() + " workers, " + (virtualClock ? "virtual" : "real")
+                + " clock at " + nowMs() + " ms, " + live.size() + " live tasks" + (closing ? ", closed" : "") + "]";
+    }
+}

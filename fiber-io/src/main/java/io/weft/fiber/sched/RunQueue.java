@@ -1,0 +1,403 @@
+package io.weft.fiber.sched;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+
+/**
+ * A worker's local run queue: a bounded, lock-free FIFO ring that its owner pushes to and pops
+ * from, and that other workers steal half of when they run dry (Tokio's local queue).
+ * Thread-safety is split by role: {@link #push}, {@link #pop} and {@link #drainTo} may be called
+ * only by the owning worker's thread; {@link #stealInto} may be called by any other worker, passing
+ * its own queue; {@link #size}, {@link #isEmpty} and {@link #capacity} by anyone.
+ *
+ * <p>A worker's calling pattern:
+ *
+ * <pre>{@code
+ * queue.push(task, injector);                 // spawn or wake on this worker; overflow -> injector
+ * Runnable next = queue.pop();                // run own work first, oldest first
+ * if (next == null) {
+ *     next = victim.stealInto(queue);         // take half of a random victim's queue
+ * }
+ * }</pre>
+ */
+final class RunQueue {
+    /*
+     * Implementation notes.
+     *
+     * Overview: a ring of `capacity` slots (a power of two, so a position maps to a slot with
+     * `position & mask`) indexed by three unsigned 32-bit position counters that only grow and
+     * wrap at 2^32: the tail, and a head made of two halves. All position arithmetic is done by
+     * subtraction (`tail - real`), which is exact modulo 2^32 as long as the true distance is
+     * below 2^31; it never exceeds `capacity` <= 2^30. Counters are never compared with < or >.
+     *
+     *   head = (steal << 32) | real        one long, changed only by CAS
+     *   real   the next position the owner pops or a stealer claims
+     *   steal  the oldest position still in use: equal to `real` when no steal is in progress;
+     *          during a steal, the first position a stealer claimed and is still copying out
+     *   tail   the next position the owner pushes to
+     *
+     *   [steal, real)  claimed by a stealer, being copied out; the owner must not overwrite it
+     *   [real, tail)   queued tasks: the owner pops from `real`, stealers claim from `real`
+     *   tail - steal   slots in use; the ring is full when it equals `capacity`
+     *
+     * Operations (who -> what):
+     *
+     *   push     owner     slot[tail] = task; tail = tail + 1 (release)
+     *            if full and no steal: CAS head (r, r) -> (r + cap/2, r + cap/2), then move
+     *            those cap/2 tasks and the new one to the injector in one batch;
+     *            if full during a steal: the new task alone goes to the injector
+     *   pop      owner     CAS head (s, r) -> (s == r ? r + 1 : s, r + 1); then read slot[r]
+     *   steal    stealer   claim:   CAS head (r, r) -> (r, r + n), n = ceil((tail - r) / 2)
+     *                      copy:    slot[r .. r + n) into dst's slots at dst's tail
+     *                      release: CAS head (r, x) -> (x, x), retried while the owner pops
+     *                      (x moves) and publishes dst's tail (release)
+     *
+     * Only one steal runs at a time per queue: a stealer that sees steal != real gives up (the
+     * queue is being stolen from anyway, and returning null lets it try another victim). The
+     * release CAS must not give up: the tasks are already copied, so abandoning it would leave
+     * the queue believing [steal, real) is in use forever. It retries on the fresh `real`, which
+     * only the owner's pops can move meanwhile (other stealers give up, and overflow needs
+     * steal == real).
+     *
+     * Shared fields:
+     *   head   written by the owner (pop, overflow) and by stealers (claim, release), always by
+     *          CAS; read by both with acquire (getAcquire or the CAS itself).
+     *   tail   written only by the owner, with release; read by the owner plainly (its own
+     *          write) and by stealers and size() with acquire.
+     *   slots  a slot is written by the owner when pushing (a task) or popping (null), and by the
+     *          one stealer that claimed it (null, after copying it out). Plain accesses: every
+     *          pair of conflicting slot accesses is ordered by happens-before through head or
+     *          tail, as below, so the queue is free of data races.
+     *
+     * Memory ordering:
+     *  - Owner push -> stealer read: the slot write precedes the release store of tail; a
+     *    stealer's acquire load of tail that sees it (or a later value) sees the task.
+     *  - Stealer copy -> owner reuse: the stealer reads and nulls the claimed slots before its
+     *    release CAS; the owner writes into them only after an acquire load of head shows
+     *    steal past them (until then tail - steal == capacity forbids it), so the stealer's
+     *    accesses happen-before the owner's overwrite.
+     *  - Pop vs claim: both are CASes on the one head word, so a position is taken by exactly
+     *    one of them; the winner reads the slot after its CAS, and nobody else touches that slot
+     *    until it is pushed again, which the same orderings cover.
+     *  - Stale head in a stealer: it loads head, then tail. If the owner popped and pushed in
+     *    between, tail - real may exceed capacity; the claim CAS would fail anyway, and the
+     *    stealer reloads head rather than compute n from an impossible distance.
+     *  - ABA: the claim CAS could succeed on a stale head only if the owner advanced `real` by
+     *    exactly a multiple of 2^32 between the stealer's load and CAS; 4 billion pops in that
+     *    window is not a practical concern (Tokio's 64-bit variant makes the same bet).
+     *  Volatile (sequentially consistent) CAS is stronger than needed (acquire-release would do)
+     *  but Java has no acq-rel CAS, and on x86 and AArch64 (LSE) it costs the same.
+     *
+     * GC: slots are nulled when their task leaves (pop, steal, overflow, drain), so a queue does
+     * not keep finished tasks, and the fibers they close over, reachable.
+     *
+     * Alternatives: a Chase-Lev deque (owner pops LIFO at the tail, thieves take one at a time
+     * from the head) needs a StoreLoad fence on every owner pop and steals one task per CAS;
+     * Weft wants FIFO local order (the LIFO slot provides the cache-hot LIFO step) and batch
+     * steals. A growable ring is unnecessary because overflow spills to the injector. Padding
+     * head and tail onto separate cache lines (as the seed does) is left until a benchmark
+     * shows false sharing matters on the target machines.
+     */
+
+    private static final VarHandle HEAD;
+    private static final VarHandle TAIL;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            HEAD = lookup.findVarHandle(RunQueue.class, "head", long.class);
+            TAIL = lookup.findVarHandle(RunQueue.class, "tail", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Runnable[] slots;
+    private final int mask;
+    /** {@code (steal << 32) | real}; changed only by CAS, by the owner and by stealers. */
+    private volatile long head;
+    /** Next position to push; written only by the owner (release), read by others (acquire). */
+    private int tail;
+
+    /**
+     * Creates an empty queue.
+     *
+     * @param capacity the number of slots: a power of two, at least 2 and at most 2^30
+     * @throws IllegalArgumentException if {@code capacity} is not such a power of two
+     */
+    RunQueue(int capacity) {
+        this(capacity, 0);
+    }
+
+    /**
+     * Creates an empty queue whose position counters start at {@code startIndex} rather than 0, so
+     * tests can exercise the wrap of the unsigned counters (start at -1 or near
+     * {@link Integer#MAX_VALUE}) without pushing billions of tasks.
+     *
+     * @param capacity the number of slots: a power of two, at least 2 and at most 2^30
+     * @param startIndex the initial value of every position counter, as an unsigned int
+     * @throws IllegalArgumentException if {@code capacity} is not such a power of two
+     */
+    RunQueue(int capacity, int startIndex) {
+        if (capacity < 2 || capacity > 1 << 30 || Integer.bitCount(capacity) != 1) {
+            throw new IllegalArgumentException(
+                    "capacity must be a power of two in [2, 2^30]: " + capacity);
+        }
+        this.slots = new Runnable[capacity];
+        this.mask = capacity - 1;
+        this.tail = startIndex;
+        this.head = pack(startIndex, startIndex);
+    }
+
+    /**
+     * The number of slots. Thread-safe.
+     *
+     * @return the capacity given at construction
+     */
+    int capacity() {
+        return slots.length;
+    }
+
+    /**
+     * The number of queued tasks, not counting tasks a stealer has claimed but not yet released.
+     * Thread-safe; exact for the owner, a snapshot in {@code [0, capacity]} for other threads.
+     *
+     * @return the number of tasks the owner could pop now
+     */
+    int size() {
+        long h = getHeadAcquire();
+        int t = getTailAcquire();
+        int n = t - real(h);
+        // A non-owner may combine an older head with a newer tail; keep the snapshot plausible.
+        return Math.clamp(n, 0, slots.length);
+    }
+
+    /**
+     * Whether no task is queued. Thread-safe; a snapshot like {@link #size()}.
+     *
+     * @return true if the queue held no poppable task when read
+     */
+    boolean isEmpty() {
+        return size() == 0;
+    }
+
+    /**
+     * Appends a task at the tail. Owner only. Never fails: if the ring is full, half of it (the
+     * {@code capacity / 2} oldest tasks) and then {@code task} move to {@code overflow} in one
+     * batch, in that order; if a steal is in progress at that moment (so half cannot be claimed),
+     * only {@code task} goes to {@code overflow}.
+     *
+     * @param task the task, not null
+     * @param overflow where tasks go when the ring is full
+     */
+    void push(Runnable task, Injector overflow) {
+        Objects.requireNonNull(task, "task");
+        int t = tail;
+        while (true) {
+            long h = getHeadAcquire();
+            int steal = steal(h);
+            if (t - steal < slots.length) {
+                slots[t & mask] = task;
+                setTailRelease(t + 1);
+                return;
+            }
+            if (steal != real(h)) {
+                overflow.push(task);
+                return;
+            }
+            if (tryPushOverflow(task, h, overflow)) {
+                return;
+            }
+            // A stealer claimed tasks between our load of head and the CAS: there is room now.
+        }
+    }
+
+    /**
+     * Moves the {@code capacity / 2} oldest tasks and {@code task} to {@code overflow}, if head is
+     * still {@code h} (full, no steal in progress).
+     */
+    private boolean tryPushOverflow(Runnable task, long h, Injector overflow) {
+        int half = slots.length / 2;
+        int real = real(h);
+        int next = real + half;
+        if (compareAndExchangeHead(h, pack(next, next)) != h) {
+            return false;
+        }
+        // These positions are ours alone now: the owner's CAS moved both heads past them.
+        Runnable[] batch = new Runnable[half + 1];
+        for (int i = 0; i < half; i++) {
+            int index = (real + i) & mask;
+            batch[i] = slots[index];
+            slots[index] = null;
+        }
+        batch[half] = task;
+        overflow.pushBatch(batch, 0, batch.length);
+        return true;
+    }
+
+    /**
+     * Removes the oldest task. Owner only. Lock-free: retries only when a stealer moved the head
+     * concurrently.
+     *
+     * @return the task, or null if the queue is empty (tasks a stealer has claimed are not
+     *     counted)
+     */
+    Runnable pop() {
+        int t = tail;
+        long h = getHeadAcquire();
+        while (true) {
+            int steal = steal(h);
+            int real = real(h);
+            if (real == t) {
+                return null;
+            }
+            int nextReal = real + 1;
+            // During a steal, keep `steal` where it is: the stealer is still copying from there.
+            long next = steal == real ? pack(nextReal, nextReal) : pack(steal, nextReal);
+            long witness = compareAndExchangeHead(h, next);
+            if (witness == h) {
+                int index = real & mask;
+                Runnable task = slots[index];
+                slots[index] = null;
+                return task;
+            }
+            h = witness;
+        }
+    }
+
+    /**
+     * Steals half of this queue's tasks (rounded up: 4 queued -> 2 stolen, 3 -> 2, 1 -> 1) into
+     * {@code dst}, and returns the newest of them to be run at once; the others are appended to
+     * {@code dst}, oldest first. Called by the owner of {@code dst} (not of this queue); any
+     * number of threads may call it on the same victim concurrently. Takes no more than
+     * {@code dst} has room for.
+     *
+     * @param dst the caller's own queue, not this one; normally empty
+     * @return one stolen task, or null if this queue was empty, another steal from it was in
+     *     progress, or {@code dst} was full
+     * @throws IllegalArgumentException if {@code dst} is this queue
+     */
+    Runnable stealInto(RunQueue dst) {
+        if (dst == this) {
+            throw new IllegalArgumentException("a queue cannot steal from itself");
+        }
+        int dstTail = dst.tail;
+        int room = dst.slots.length - (dstTail - steal(dst.getHeadAcquire()));
+        if (room <= 0) {
+            return null;
+        }
+
+        // Claim: move `real` past the tasks we take, leave `steal` at the first of them.
+        long h = getHeadAcquire();
+        int first;
+        int n;
+        while (true) {
+            int steal = steal(h);
+            int real = real(h);
+            if (steal != real) {
+                return null;
+            }
+            int available = getTailAcquire() - real;
+            if (available < 0 || available > slots.length) {
+                h = getHeadAcquire(); // head was stale: the owner popped and pushed meanwhile
+                continue;
+            }
+            if (available == 0) {
+                return null;
+            }
+            n = Math.min(available - available / 2, room);
+            long claimed = pack(steal, real + n);
+            long witness = compareAndExchangeHead(h, claimed);
+            if (witness == h) {
+                first = real;
+                h = claimed;
+                break;
+            }
+            h = witness;
+        }
+
+        // Copy: positions [first, first + n) are ours; the owner will not overwrite them until
+        // the release below moves `steal` past them.
+        Runnable[] dstSlots = dst.slots;
+        int dstMask = dst.mask;
+        for (int i = 0; i < n - 1; i++) {
+            int index = (first + i) & mask;
+            dstSlots[(dstTail + i) & dstMask] = slots[index];
+            slots[index] = null;
+        }
+        int lastIndex = (first + n - 1) & mask;
+        Runnable last = slots[lastIndex];
+        slots[lastIndex] = null;
+
+        // Release: steal = real. Only the owner's pops can move `real` meanwhile; follow them.
+        while (true) {
+            int real = real(h);
+            long witness = compareAndExchangeHead(h, pack(real, real));
+            if (witness == h) {
+                break;
+            }
+            h = witness;
+        }
+        if (n > 1) {
+            dst.setTailRelease(dstTail + n - 1);
+        }
+        return last;
+    }
+
+    /**
+     * Moves every queued task to {@code injector}, oldest first, in one batch. Owner only; used
+     * when the worker shuts down. Tasks a concurrent stealer has claimed stay with that stealer.
+     *
+     * @param injector where the tasks go
+     * @return how many tasks were moved
+     */
+    int drainTo(Injector injector) {
+        Runnable[] batch = new Runnable[slots.length];
+        int count = 0;
+        Runnable task = pop();
+        while (task != null) {
+            batch[count++] = task;
+            task = pop();
+        }
+        injector.pushBatch(batch, 0, count);
+        return count;
+    }
+
+    @Override
+    public String toString() {
+        long h = getHeadAcquire();
+        return "RunQueue[steal=" + Integer.toUnsignedString(steal(h))
+                + ", real=" + Integer.toUnsignedString(real(h))
+                + ", tail=" + Integer.toUnsignedString(getTailAcquire())
+                + ", capacity=" + slots.length + "]";
+    }
+
+    private static long pack(int steal, int real) {
+        return ((long) steal << 32) | (real & 0xFFFF_FFFFL);
+    }
+
+    private static int steal(long head) {
+        return (int) (head >>> 32);
+    }
+
+    private static int real(long head) {
+        return (int) head;
+    }
+
+    private long getHeadAcquire() {
+        return (long) HEAD.getAcquire(this);
+    }
+
+    private long compareAndExchangeHead(long expected, long next) {
+        return (long) HEAD.compareAndExchange(this, expected, next);
+    }
+
+    private int getTailAcquire() {
+        return (int) TAIL.getAcquire(this);
+    }
+
+    private void setTailRelease(int t) {
+        TAIL.setRelease(this, t);
+    }
+}

@@ -1,0 +1,258 @@
+package io.weft.fiber.sched;
+
+import io.weft.Io;
+import io.weft.ParkToken;
+import io.weft.TimerHandle;
+import io.weft.fiber.time.Clock;
+import io.weft.fiber.time.TimerHeap;
+import io.weft.fiber.time.VirtualClock;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * FiberIo's work-stealing scheduler: the {@link Executor} that the fibers' virtual threads are
+ * built with, its {@link Worker}s and their carrier threads, the {@link Injector}, the
+ * {@link IdleWorkers}, the clock and the timers. Thread-safe.
+ */
+public final class Scheduler implements Executor {
+    /*
+     * Implementation notes.
+     *
+     * execute(task) is called by the JDK with a fiber's continuation, from three places, told
+     * apart by the calling thread:
+     *   - a fiber mounted on one of our workers (a spawn or a wake-up by a running fiber): the
+     *     carrier is that worker, and the task goes to its LIFO slot (hot in cache, runs next);
+     *   - one of our worker threads itself, with no fiber mounted: the JDK re-submitting a fiber
+     *     that yielded (Thread.yield) or whose park raced an unpark, or a timer fired by the
+     *     worker. DESIGN §5: "a yielding task goes to the back, not the slot": the local queue;
+     *   - any other thread (main, a timer of another runtime, a plain thread readying a token):
+     *     the Injector.
+     * After a push, a parked worker is woken if nobody is searching (IdleWorkers).
+     *
+     * Timers live in one TimerHeap, fired by workers: in maintenance every Worker.BUDGET tasks,
+     * after every park, and by the last worker to go idle on a virtual clock, which first jumps
+     * the clock to the earliest deadline. Workers park no longer than the next deadline. A timer
+     * armed from outside the workers that becomes the earliest wakes a parked worker, so it is
+     * not served up to a park timeout late.
+     *
+     * Stopping: `stopped` (volatile) is written once by stop(); workers read it every loop and
+     * after every park; stop() unparks them all and joins their threads. Continuations submitted
+     * after stop (fibers readied later) are counted and dropped: FiberIo reports the tasks that
+     * did not finish before it stopped the workers.
+     */
+
+    final Worker[] workers;
+    final Injector injector = new Injector();
+    final IdleWorkers idle;
+    private final WorkerThread[] threads;
+    private final Clock clock;
+    private final TimerHeap timers = new TimerHeap();
+    private final AtomicLong dropped = new AtomicLong();
+    private volatile boolean stopped;
+
+    /**
+     * Creates and starts a scheduler.
+     *
+     * @param workerCount the number of workers (carrier threads), 1..64
+     * @param queueCapacity each worker's RunQueue capacity, a power of two
+     * @param clock the clock timers run on
+     * @param seed the seed of the steal-victim choices
+     * @param name the prefix of the worker threads' names
+     */
+    public Scheduler(int workerCount, int queueCapacity, Clock clock, long seed, String name) {
+        this.idle = new IdleWorkers(workerCount);
+        this.clock = clock;
+        this.workers = new Worker[workerCount];
+        this.threads = new WorkerThread[workerCount];
+        for (int i = 0; i < workerCount; i++) {
+            workers[i] = new Worker(i, this, queueCapacity, seed);
+            threads[i] = new WorkerThread(workers[i], name + "-worker-" + i);
+        }
+        for (WorkerThread thread : threads) {
+            thread.start();
+        }
+    }
+
+    /** Returns the number of workers. */
+    public int workerCount() {
+        return workers.length;
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        if (stopped) {
+            dropped.incrementAndGet();
+            return;
+        }
+        Thread current = Thread.currentThread();
+        if (current instanceof WorkerThread thread && thread.worker.isOf(this)) {
+            thread.worker.pushBack(task);
+        } else if (current.isVirtual()
+                && Carriers.currentCarrier() instanceof WorkerThread carrier
+                && carrier.worker.isOf(this)
+                && !carrier.worker.transitioningToPark) {
+            carrier.worker.pushLifo(task);
+        } else {
+            injector.push(task);
+        }
+        notifyParked();
+    }
+
+    /** Returns whether the calling code runs on one of this scheduler's workers. */
+    public boolean isWorkerThread() {
+        Thread current = Thread.currentThread();
+        Thread carrier = current.isVirtual() ? Carriers.currentCarrier() : current;
+        return carrier instanceof WorkerThread thread && thread.worker.isOf(this);
+    }
+
+    /** Wakes a parked worker if work arrived and nobody is searching for it. */
+    void notifyParked() {
+        int worker = idle.workerToNotify();
+        if (worker >= 0) {
+            workers[worker].parker.unpark();
+        }
+    }
+
+    /** Returns whether any queue holds work (the last searcher's re-check before parking). */
+    boolean isWorkPending() {
+        if (!injector.isEmpty()) {
+            return true;
+        }
+        for (Worker worker : workers) {
+            if (!worker.queue.isEmpty()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    boolean isStopped() {
+        return stopped;
+    }
+
+    boolean clockIsVirtual() {
+        return clock instanceof VirtualClock;
+    }
+
+    // ---------------------------------------------------------------- time
+
+    /** Returns the scheduler's clock reading. */
+    public long nowMs() {
+        return clock.nowMs();
+    }
+
+    /** Arms a timer that readies {@code park} at {@code deadlineMs}. */
+    public TimerHandle armTimer(long deadlineMs, ParkToken park) {
+        long earliest = timers.nextDeadline();
+        TimerHandle handle = timers.arm(deadlineMs, park);
+        if (deadlineMs < earliest && !isWorkerThread()) {
+            wakeOneForTimers();
+        }
+        return handle;
+    }
+
+    /** A searching or running worker re-reads the deadline before it parks; a parked one needs waking. */
+    private void wakeOneForTimers() {
+        notifyParked();
+    }
+
+    /** Fires the timers due now; returns how many fired. */
+    int fireDueTimers() {
+        if (timers.size() == 0) {
+            return 0;
+        }
+        return timers.fireDue(clock.nowMs(), ParkToken::tryReady);
+    }
+
+    /**
+     * On a virtual clock, jumps to the earliest timer and fires what is due; returns whether
+     * anything fired. Called by the last worker to go idle.
+     */
+    boolean advanceVirtualClock() {
+        if (!(clock instanceof VirtualClock virtual)) {
+            return false;
+        }
+        long next = timers.nextDeadline();
+        if (next == Io.NO_DEADLINE) {
+            return false;
+        }
+        virtual.advanceTo(next);
+        return fireDueTimers() > 0;
+    }
+
+    /** How long a worker may park: the given timeout, shortened to the next real deadline. */
+    long parkTimeoutNanos(long maxNanos) {
+        if (clock instanceof VirtualClock) {
+            return maxNanos;
+        }
+        long next = timers.nextDeadline();
+        if (next == Io.NO_DEADLINE) {
+            return maxNanos;
+        }
+        long untilNext = TimeUnit.MILLISECONDS.toNanos(Math.max(0, next - clock.nowMs()));
+        return Math.max(1, Math.min(maxNanos, untilNext));
+    }
+
+    /** Returns the earliest timer deadline, or {@link Io#NO_DEADLINE}. */
+    public long nextDeadline() {
+        return timers.nextDeadline();
+    }
+
+    /** Returns how many timers are pending; for diagnostics and tests. */
+    public int pendingTimers() {
+        return timers.size();
+    }
+
+    // ---------------------------------------------------------------- stopping
+
+    /**
+     * Stops the workers and waits for their threads to end; idempotent.
+     *
+     * @param timeout how long to wait for the threads
+     * @return true if every worker thread ended
+     */
+    public boolean stop(Duration timeout) {
+        stopped = true;
+        for (Worker worker : workers) {
+            worker.parker.unpark();
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean allEnded = true;
+        for (WorkerThread thread : threads) {
+            if (thread == Thread.currentThread()) {
+                continue;
+            }
+            try {
+                long left = deadline - System.nanoTime();
+                thread.join(Duration.ofNanos(Math.max(1, left)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            allEnded &= !thread.isAlive();
+        }
+        return allEnded;
+    }
+
+    /** Returns whether every worker thread has ended. */
+    public boolean isTerminated() {
+        for (WorkerThread thread : threads) {
+            if (thread.isAlive()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Returns how many continuations arrived after stop and were dropped. */
+    public long droppedAfterStop() {
+        return dropped.get();
+    }
+
+    @Override
+    public String toString() {
+        return "Scheduler[" + workers.length + " workers, " + idle + ", injector=" + injector.size() + ", timers="
+                + timers.size() + (stopped ? ", stopped" : "") + "]";
+    }
+}

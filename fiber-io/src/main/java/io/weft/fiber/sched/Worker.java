@@ -1,0 +1,277 @@
+package io.weft.fiber.sched;
+
+import java.util.SplittableRandom;
+
+/**
+ * One carrier thread's share of the scheduler: a LIFO slot, a {@link RunQueue}, a {@link Parker},
+ * and the loop that finds work, runs it and parks. Only its own thread runs the loop and touches
+ * the LIFO slot; other workers only steal from its queue and unpark it.
+ */
+final class Worker implements Runnable {
+    /*
+     * Implementation notes.
+     *
+     * What a task is: a fiber's continuation (the Runnable the JDK hands to Scheduler.execute on
+     * start, on unpark and after a yield). Running it mounts the fiber on this thread until the
+     * fiber parks, yields or ends.
+     *
+     * Finding work, in order (DESIGN §5):
+     *   0. every `injectorInterval` tasks, one task from the Injector first (fairness for
+     *      external submissions, however busy the local queues are);
+     *   1. the LIFO slot, at most MAX_LIFO_POLLS in a row (a fiber waking a fiber waking ... must
+     *      not starve the queue);
+     *   2. the local RunQueue;
+     *   3. the LIFO slot again (the cap only defers it behind the queue);
+     *   4. a fair-share batch from the Injector: one to run, the rest into the local queue;
+     *   5. as a searcher (at most half the workers search), steal half of a random victim's queue;
+     *   6. the Injector once more, then park.
+     * The seed design keeps the Injector batch in a private buffer checked first; we push it into
+     * the local queue instead, where other workers can steal it if this worker's current fiber
+     * runs long (see docs/ARCHITECTURE.md).
+     *
+     * LIFO slot: written and read only by this thread. Spawns and wake-ups made by a fiber running
+     * here arrive in Scheduler.execute on this thread (the fiber is mounted on it), so no other
+     * thread ever touches the slot. `transitioningToPark` is the guard DESIGN §5 asks for: while
+     * set, execute() sends work to the Injector instead of the slot.
+     *
+     * Budget and maintenance: every BUDGET tasks, maintenance fires due timers and re-computes
+     * the Injector check interval from the EWMA of the time per task over the batch (target 1 ms
+     * between Injector checks, clamped to 8..255 tasks). Timing a batch, not each task, keeps
+     * System.nanoTime off the per-task path.
+     *
+     * Parking: see IdleWorkers for the protocol. The park timeout is the Parker's 10 ms, shortened
+     * to the next timer's deadline on the real clock. On a virtual clock the last worker to go
+     * idle advances the clock to the next timer instead of parking (time passes only when nothing
+     * can run); with one worker that makes runs reproducible.
+     *
+     * Spinning: before parking, a worker that found nothing retries a few times with
+     * Thread.onSpinWait and then Thread.yield (seed 003: < 4 spins, then yields to 15). It pays
+     * when work arrives microseconds later (ping-pong between fibers on two workers): the worker
+     * is still awake and no unpark syscall is needed.
+     */
+
+    static final int BUDGET = 128;
+    static final int MAX_LIFO_POLLS = 3;
+    static final long PARK_TIMEOUT_NANOS = 10_000_000L;
+    private static final long TARGET_INJECTOR_LATENCY_NANOS = 1_000_000L;
+    private static final int MIN_INTERVAL = 8;
+    private static final int MAX_INTERVAL = 255;
+    private static final double EWMA_ALPHA = 0.1;
+    private static final int SPINS = 4;
+    private static final int YIELDS = 16;
+
+    final int index;
+    final RunQueue queue;
+    final Parker parker = new Parker();
+    private final Scheduler scheduler;
+    private final SplittableRandom random;
+    private final Runnable[] batch = new Runnable[64];
+
+    /** The LIFO slot; this thread only. */
+    private Runnable lifo;
+    /** Set while this worker parks: execute() must not use the LIFO slot. This thread writes. */
+    volatile boolean transitioningToPark;
+    private int lifoPolls;
+    private boolean searching;
+    private int ranSinceMaintenance;
+    private long tick;
+    private int injectorInterval = 32;
+    private double averageTaskNanos = TARGET_INJECTOR_LATENCY_NANOS / 32.0;
+    private long batchStartNanos;
+
+    Worker(int index, Scheduler scheduler, int queueCapacity, long seed) {
+        this.index = index;
+        this.scheduler = scheduler;
+        this.queue = new RunQueue(queueCapacity);
+        this.random = new SplittableRandom(seed * 31 + index);
+    }
+
+    /** Returns whether this worker belongs to {@code owner}. */
+    boolean isOf(Scheduler owner) {
+        return scheduler == owner;
+    }
+
+    /** Puts a task woken or spawned by a fiber running on this worker into the LIFO slot. */
+    void pushLifo(Runnable task) {
+        Runnable evicted = lifo;
+        lifo = task;
+        if (evicted != null) {
+            queue.push(evicted, scheduler.injector);
+        }
+    }
+
+    /** Puts a task at the back of the local queue (a yield, or a timer fired by this worker). */
+    void pushBack(Runnable task) {
+        queue.push(task, scheduler.injector);
+    }
+
+    @Override
+    public void run() {
+        parker.bind(Thread.currentThread());
+        batchStartNanos = System.nanoTime();
+        while (!scheduler.isStopped()) {
+            Runnable task = nextTask();
+            if (task != null) {
+                runTask(task);
+            } else if (!spinForWork()) {
+                park();
+            }
+        }
+        lifo = null;
+    }
+
+    private void runTask(Runnable task) {
+        if (searching) {
+            searching = false;
+            if (scheduler.idle.transitionFromSearching()) {
+                scheduler.notifyParked();
+            }
+        }
+        try {
+            task.run();
+        } catch (Throwable t) {
+            Thread.currentThread().getUncaughtExceptionHandler().uncaughtException(Thread.currentThread(), t);
+        }
+        tick++;
+        if (++ranSinceMaintenance >= BUDGET) {
+            maintenance();
+        }
+    }
+
+    private void maintenance() {
+        long now = System.nanoTime();
+        double sample = (double) (now - batchStartNanos) / ranSinceMaintenance;
+        averageTaskNanos = EWMA_ALPHA * sample + (1 - EWMA_ALPHA) * averageTaskNanos;
+        long interval = (long) (TARGET_INJECTOR_LATENCY_NANOS / Math.max(1.0, averageTaskNanos));
+        injectorInterval = Math.clamp(interval, MIN_INTERVAL, MAX_INTERVAL);
+        ranSinceMaintenance = 0;
+        batchStartNanos = now;
+        scheduler.fireDueTimers();
+    }
+
+    /** Returns the next task to run, or null if there is none anywhere. */
+    Runnable nextTask() {
+        Runnable task;
+        if (tick % injectorInterval == 0 && !scheduler.injector.isEmpty()) {
+            task = scheduler.injector.pop();
+            if (task != null) {
+                lifoPolls = 0;
+                return task;
+            }
+        }
+        if (lifo != null && lifoPolls < MAX_LIFO_POLLS) {
+            task = lifo;
+            lifo = null;
+            lifoPolls++;
+            return task;
+        }
+        lifoPolls = 0;
+        task = queue.pop();
+        if (task != null) {
+            return task;
+        }
+        if (lifo != null) {
+            task = lifo;
+            lifo = null;
+            return task;
+        }
+        task = fetchFromInjector();
+        if (task != null) {
+            return task;
+        }
+        task = steal();
+        if (task != null) {
+            return task;
+        }
+        return fetchFromInjector();
+    }
+
+    private Runnable fetchFromInjector() {
+        Injector injector = scheduler.injector;
+        if (injector.isEmpty()) {
+            return null;
+        }
+        int n = injector.popBatch(batch, Injector.fairShare(injector.size(), scheduler.workerCount()));
+        if (n == 0) {
+            return null;
+        }
+        for (int i = 1; i < n; i++) {
+            queue.push(batch[i], injector);
+            batch[i] = null;
+        }
+        Runnable first = batch[0];
+        batch[0] = null;
+        return first;
+    }
+
+    private Runnable steal() {
+        Worker[] workers = scheduler.workers;
+        if (workers.length == 1) {
+            return null;
+        }
+        if (!searching) {
+            if (!scheduler.idle.tryBecomeSearcher()) {
+                return null;
+            }
+            searching = true;
+        }
+        int start = random.nextInt(workers.length);
+        for (int i = 0; i < workers.length; i++) {
+            Worker victim = workers[(start + i) % workers.length];
+            if (victim != this) {
+                Runnable task = victim.queue.stealInto(queue);
+                if (task != null) {
+                    return task;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Spins briefly for work before parking; returns true if work may have arrived. */
+    private boolean spinForWork() {
+        if (scheduler.clockIsVirtual()) {
+            return false; // idle time is when a virtual clock advances: do not burn it
+        }
+        for (int i = 0; i < YIELDS; i++) {
+            if (!queue.isEmpty() || !scheduler.injector.isEmpty() || scheduler.isStopped()) {
+                return true;
+            }
+            if (i < SPINS) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+        return false;
+    }
+
+    private void park() {
+        IdleWorkers idle = scheduler.idle;
+        transitioningToPark = true;
+        boolean wasSearching = searching;
+        searching = false;
+        boolean lastSearcher = idle.transitionToParked(index, wasSearching);
+        if (lastSearcher || idle.unparked() == 0) {
+            if (scheduler.isWorkPending()) {
+                scheduler.notifyParked();
+            } else if (idle.unparked() == 0 && scheduler.advanceVirtualClock()) {
+                scheduler.notifyParked(); // the fired timers made work: wake (likely this) worker
+            }
+        }
+        if (!scheduler.isStopped()) {
+            parker.park(scheduler.parkTimeoutNanos(PARK_TIMEOUT_NANOS));
+        }
+        transitioningToPark = false;
+        if (!idle.unparkWorkerById(index)) {
+            searching = true; // a notifier took us out of the parked set and counted us searching
+        }
+        scheduler.fireDueTimers();
+    }
+
+    @Override
+    public String toString() {
+        return "Worker#" + index + "[queue=" + queue.size() + (lifo != null ? ", lifo" : "")
+                + (searching ? ", searching" : "") + "]";
+    }
+}

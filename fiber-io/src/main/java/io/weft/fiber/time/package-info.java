@@ -1,0 +1,5 @@
+/**
+ * FiberIo's clocks and timers (not exported): the real and virtual {@code Clock} and the
+ * {@code TimerHeap} the workers fire.
+ */
+package io.weft.fiber.time;

@@ -1,0 +1,223 @@
+package io.weft.fiber;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.Cancelled;
+import io.weft.Future;
+import io.weft.Io;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Long runs that load FiberIo hard: a million fibers, a hundred thousand parked at once,
+ * cancel-vs-complete races, create/close cycles. Tagged "stress": run with
+ * {@code mvn -B -Pstress -pl fiber-io -am verify}. They print what they measured.
+ */
+@Tag("stress")
+@Timeout(600)
+class FiberIoStressTest {
+
+    private static long skynet(long num, long size) {
+        if (size == 1) {
+            return num;
+        }
+        List<Future<Long>> children = new ArrayList<>(10);
+        long childSize = size / 10;
+        for (int i = 0; i < 10; i++) {
+            long childNum = num + i * childSize;
+            children.add(Io.async(() -> skynet(childNum, childSize)));
+        }
+        long sum = 0;
+        for (Future<Long> child : children) {
+            sum += child.await();
+        }
+        return sum;
+    }
+
+    @Test
+    void skynetSpawnsAMillionFibersAndSumsThem() {
+        try (FiberIo io = FiberIo.create()) {
+            for (int round = 0; round < 3; round++) {
+                long start = System.nanoTime();
+                long sum = io.call(() -> skynet(0, 1_000_000));
+                long ms = (System.nanoTime() - start) / 1_000_000;
+                assertEquals(499_999_500_000L, sum);
+                System.out.printf("skynet round %d: 1,111,111 fibers in %d ms on %d workers%n", round, ms, io.workers());
+            }
+            assertEquals(0, io.liveTasks());
+        }
+    }
+
+    @Test
+    void aHundredThousandFibersParkAtOnceAndAllWake() {
+        int count = 100_000;
+        CompletableFuture<Integer> gate = new CompletableFuture<>();
+        Future<Integer> shared = Future.from(gate);
+        try (FiberIo io = FiberIo.create()) {
+            long before = usedHeap();
+            List<Future<Integer>> parked = new ArrayList<>(count);
+            Io.with(io).run(() -> {
+                for (int i = 0; i < count; i++) {
+                    parked.add(Io.async(() -> shared.await() + 1));
+                }
+            });
+            org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> shared.toString().contains("waiters=" + count));
+            long after = usedHeap();
+            System.out.printf("FiberIo: %d parked fibers, about %d bytes of heap each%n", count, (after - before) / count);
+            gate.complete(41);
+            long sum = 0;
+            for (Future<Integer> f : parked) {
+                sum += Io.with(io).call(f::await);
+            }
+            assertEquals(42L * count, sum);
+        }
+        long before = usedHeap();
+        CountDownLatch release = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            threads.add(Thread.ofVirtual().start(() -> {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(2))
+                .until(() -> threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING));
+        long after = usedHeap();
+        System.out.printf("JDK default-scheduler virtual threads: %d parked, about %d bytes of heap each%n", count,
+                (after - before) / count);
+        release.countDown();
+    }
+
+    private static long usedHeap() {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        Runtime rt = Runtime.getRuntime();
+        return rt.totalMemory() - rt.freeMemory();
+    }
+
+    @Test
+    void cancelRacingCompletionHasExactlyOneOutcome() {
+        int rounds = 100_000;
+        int[] cancelledCount = {0};
+        try (FiberIo io = FiberIo.builder().workers(2).build()) {
+            io.run(() -> {
+                for (int i = 0; i < rounds; i++) {
+                    int value = i;
+                    Future<Integer> task = Io.async(() -> {
+                        if ((value & 1) == 0) {
+                            Thread.yield();
+                        }
+                        return value;
+                    });
+                    // The canceller takes the LIFO slot and pushes the task to the stealable queue,
+                    // where the other worker may start it while the cancel is on its way.
+                    Future<Boolean> canceller = Io.async(task::cancel);
+                    boolean requested = canceller.await();
+                    try {
+                        int result = task.await();
+                        assertEquals(value, result);
+                        assertTrue(!requested, "cancel() returned true, yet the task succeeded");
+                    } catch (Cancelled c) {
+                        assertTrue(requested, "cancelled without a cancel request");
+                        cancelledCount[0]++;
+                    }
+                }
+            });
+        }
+        System.out.printf("cancel vs complete: %d rounds, %d cancelled, %d completed%n", rounds, cancelledCount[0],
+                rounds - cancelledCount[0]);
+        assertTrue(cancelledCount[0] > 0, "no round was cancelled: the race was not exercised");
+    }
+
+    @Test
+    void aThousandCreateCloseCyclesLeaveNoThreads() {
+        int before = liveCycleWorkerThreads();
+        for (int i = 0; i < 1_000; i++) {
+            FiberIo io = FiberIo.builder().workers(2).name("cycle-" + i).build();
+            int n = i;
+            assertEquals(n, (int) io.call(() -> Io.async(() -> n).await()));
+            io.close();
+        }
+        assertEquals(0, before);
+        assertEquals(0, liveCycleWorkerThreads());
+        System.out.println("1,000 create/close cycles: no worker thread left alive");
+    }
+
+    private static int liveCycleWorkerThreads() {
+        int n = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.isAlive() && t.getName().startsWith("cycle-")) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Test
+    void yieldAndSpawnCostNextToDefaultSchedulerVirtualThreads() throws InterruptedException {
+        int yields = 1_000_000;
+        int spawns = 200_000;
+        for (int round = 0; round < 3; round++) {
+            long t0 = System.nanoTime();
+            Thread vt = Thread.ofVirtual().start(() -> {
+                for (int i = 0; i < yields; i++) {
+                    Thread.yield();
+                }
+            });
+            vt.join();
+            double jdkYield = (System.nanoTime() - t0) / (double) yields;
+
+            double weftYield;
+            double weftSpawn;
+            try (FiberIo io = FiberIo.builder().workers(1).build()) {
+                long t1 = System.nanoTime();
+                io.run(() -> {
+                    for (int i = 0; i < yields; i++) {
+                        Thread.yield();
+                    }
+                });
+                weftYield = (System.nanoTime() - t1) / (double) yields;
+                long t2 = System.nanoTime();
+                io.run(() -> {
+                    List<Future<Integer>> batch = new ArrayList<>(1024);
+                    for (int i = 0; i < spawns; i++) {
+                        batch.add(Io.async(() -> 1));
+                        if (batch.size() == 1024) {
+                            for (Future<Integer> f : batch) {
+                                f.await();
+                            }
+                            batch.clear();
+                        }
+                    }
+                    for (Future<Integer> f : batch) {
+                        f.await();
+                    }
+                });
+                weftSpawn = (System.nanoTime() - t2) / (double) spawns;
+            }
+
+            long t3 = System.nanoTime();
+            CountDownLatch done = new CountDownLatch(spawns);
+            for (int i = 0; i < spawns; i++) {
+                Thread.ofVirtual().start(done::countDown);
+            }
+            done.await();
+            double jdkSpawn = (System.nanoTime() - t3) / (double) spawns;
+            System.out.printf("round %d: yield  FiberIo(1 worker) %6.1f ns, JDK default scheduler %6.1f ns, ratio %.2fx%n",
+                    round, weftYield, jdkYield, jdkYield / weftYield);
+            System.out.printf("round %d: spawn+await FiberIo(1 worker) %6.1f ns, JDK vthread start+run %6.1f ns, ratio %.2fx%n",
+                    round, weftSpawn, jdkSpawn, jdkSpawn / weftSpawn);
+        }
+    }
+}

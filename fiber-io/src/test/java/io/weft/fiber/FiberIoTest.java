@@ -1,0 +1,234 @@
+package io.weft.fiber;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.Future;
+import io.weft.Io;
+import io.weft.ParkToken;
+import io.weft.RawTask;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** FiberIo beyond the conformance kit: building, root tasks, fibers, shutdown, the JVM flag. */
+class FiberIoTest {
+
+    @Test
+    void createUsesOneWorkerPerProcessor() {
+        try (FiberIo io = FiberIo.create()) {
+            assertEquals(Runtime.getRuntime().availableProcessors(), io.workers());
+            assertFalse(io.hasVirtualClock());
+        }
+    }
+
+    @Test
+    void theBuilderRejectsBadOptionsClearly() {
+        assertThrows(IllegalArgumentException.class, () -> FiberIo.builder().workers(0));
+        assertThrows(IllegalArgumentException.class, () -> FiberIo.builder().workers(65));
+        assertThrows(IllegalArgumentException.class, () -> FiberIo.builder().runQueueCapacity(3));
+        assertThrows(IllegalArgumentException.class, () -> FiberIo.builder().closeTimeout(Duration.ZERO));
+        NullPointerException npe = assertThrows(NullPointerException.class, () -> FiberIo.builder().closeTimeout(null));
+        assertEquals("timeout", npe.getMessage());
+    }
+
+    @Test
+    void callRunsTheRootTaskOnAFiberAndReturnsItsValue() {
+        try (FiberIo io = FiberIo.builder().workers(2).build()) {
+            List<Boolean> virtual = io.call(() -> {
+                List<Future<Boolean>> children = new ArrayList<>();
+                for (int i = 0; i < 100; i++) {
+                    children.add(Io.async(() -> Thread.currentThread().isVirtual() && Io.current() == io));
+                }
+                List<Boolean> seen = new ArrayList<>();
+                seen.add(Thread.currentThread().isVirtual());
+                for (Future<Boolean> child : children) {
+                    seen.add(child.await());
+                }
+                return seen;
+            });
+            assertEquals(101, virtual.size());
+            assertTrue(virtual.stream().allMatch(Boolean::booleanValue), "every task ran on a fiber with the Io installed");
+        }
+    }
+
+    @Test
+    void threadLocalsAndScopedValuesWorkInsideFibers() {
+        ScopedValue<String> request = ScopedValue.newInstance();
+        ThreadLocal<String> local = new ThreadLocal<>();
+        try (FiberIo io = FiberIo.builder().workers(2).build()) {
+            String seen = io.call(() -> ScopedValue.where(request, "req-1").call(() -> {
+                local.set("mine");
+                Io.sleep(Duration.ofMillis(5)); // unmount, maybe move to another carrier
+                return request.get() + "/" + local.get();
+            }));
+            assertEquals("req-1/mine", seen);
+        }
+    }
+
+    @Test
+    void virtualClockSleepsTakeNoTime() {
+        try (FiberIo io = FiberIo.builder().workers(1).virtualClock().build()) {
+            long wallStart = System.nanoTime();
+            long at = io.call(() -> {
+                Io.sleep(Duration.ofHours(1));
+                return io.nowMs();
+            });
+            assertEquals(Duration.ofHours(1).toMillis(), at);
+            assertTrue(System.nanoTime() - wallStart < TimeUnit.HOURS.toNanos(1));
+        }
+    }
+
+    @Test
+    void spawningAfterCloseFailsClearly() {
+        FiberIo io = FiberIo.builder().workers(1).build();
+        io.close();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> io.call(() -> "late"));
+        assertTrue(e.getMessage().contains("closed"), e.getMessage());
+        assertTrue(io.isClosed());
+    }
+
+    @Test
+    void closeCancelsLiveTasksAndLetsTheirFinallyRun() {
+        List<String> log = new CopyOnWriteArrayList<>();
+        FiberIo io = FiberIo.builder().workers(2).build();
+        List<Future<String>> tasks = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            int n = i;
+            tasks.add(Io.with(io).call(() -> Io.async(() -> {
+                try {
+                    Io.sleep(Duration.ofHours(1));
+                    return "slept";
+                } finally {
+                    log.add("finally " + n);
+                }
+            })));
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> io.liveTasks() == 10 && allParked(tasks));
+        io.close();
+        assertEquals(10, log.size());
+        for (Future<String> task : tasks) {
+            assertEquals(Future.State.CANCELLED, task.state());
+        }
+        assertEquals(0, io.liveTasks());
+    }
+
+    private static boolean allParked(List<? extends Future<?>> tasks) {
+        return tasks.stream().allMatch(t -> t.toString().contains("RUNNING"));
+    }
+
+    @Test
+    void closeIsIdempotent() {
+        FiberIo io = FiberIo.builder().workers(1).build();
+        io.close();
+        io.close();
+        assertTrue(io.isClosed());
+    }
+
+    @Test
+    void closeReportsTasksThatDoNotUnwindInTime() {
+        FiberIo io = FiberIo.builder().workers(1).closeTimeout(Duration.ofMillis(200)).build();
+        CompletableFuture<ParkToken> stuck = new CompletableFuture<>();
+        Future<String> stubborn = Io.with(io).call(() -> Io.async(() -> Io.shield(() -> {
+            ParkToken park = ParkToken.create();
+            stuck.complete(park);
+            Io.current().suspendRaw(park); // shielded: close's cancel cannot end it
+            return "never";
+        })));
+        stuck.join();
+        IllegalStateException e = assertThrows(IllegalStateException.class, io::close);
+        assertTrue(e.getMessage().contains("1 task(s)") && e.getMessage().contains(stubborn.toString().substring(0, 5)),
+                e.getMessage());
+        assertTrue(io.isClosed());
+    }
+
+    @Test
+    void shutdownReturnsTheUnfinishedTasks() {
+        FiberIo io = FiberIo.builder().workers(1).build();
+        CompletableFuture<Void> parked = new CompletableFuture<>();
+        Future<String> stubborn = Io.with(io).call(() -> Io.async(() -> Io.shield(() -> {
+            ParkToken park = ParkToken.create();
+            parked.complete(null);
+            Io.current().suspendRaw(park);
+            return "never";
+        })));
+        parked.join();
+        List<RawTask> unfinished = io.shutdown(Duration.ofMillis(100));
+        assertEquals(1, unfinished.size());
+        assertSame(stubborn, unfinished.get(0));
+    }
+
+    @Test
+    @SuppressWarnings("try") // closes the resource explicitly, from inside: that is the point
+    void closingFromOneOfItsOwnTasksFails() {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            Throwable e = io.call(() -> {
+                try {
+                    io.close();
+                    return null;
+                } catch (IllegalStateException expected) {
+                    return expected;
+                }
+            });
+            assertTrue(e.getMessage().contains("own tasks"), String.valueOf(e));
+        }
+    }
+
+    @Test
+    void noWorkerThreadIsLeftBehindAfterClose() {
+        FiberIo io = FiberIo.builder().workers(3).name("leak-check").build();
+        io.call(() -> Io.async(() -> 1).await());
+        assertEquals(3, workerThreads("leak-check").size());
+        io.close();
+        assertEquals(Set.of(), workerThreads("leak-check"));
+    }
+
+    static Set<String> workerThreads(String name) {
+        Set<String> names = ConcurrentHashMap.newKeySet();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith(name + "-worker-") && t.isAlive()) {
+                names.add(t.getName());
+            }
+        }
+        return names;
+    }
+
+    @Test
+    void withoutTheAddOpensFlagBuildingFailsWithAMessageNamingIt() throws IOException, InterruptedException {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        ProcessBuilder builder = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+                NoFlagProbe.class.getName());
+        builder.redirectErrorStream(true);
+        Process process = builder.start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS));
+        assertTrue(output.contains("--add-opens java.base/java.lang=ALL-UNNAMED"), output);
+        assertEquals(3, process.exitValue(), output);
+    }
+
+    /** Run in a JVM without the flag: building a FiberIo must fail naming it. */
+    static final class NoFlagProbe {
+        public static void main(String[] args) {
+            try (FiberIo io = FiberIo.create()) {
+                System.out.println("built without the flag: " + io);
+                System.exit(0);
+            } catch (IllegalStateException e) {
+                System.out.println(e.getMessage());
+                System.exit(3);
+            }
+        }
+    }
+}

@@ -1,0 +1,443 @@
+package io.weft.fiber.sched;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.fiber.sched.InjectorTest.Numbered;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class RunQueueTest {
+
+    /** Start indices that put the unsigned counters at 0, just below 2^31 and just below 2^32. */
+    private static final int[] STARTS = {0, Integer.MAX_VALUE - 2, -3, -1};
+
+    private static List<Runnable> pushAll(RunQueue queue, Injector injector, int from, int count) {
+        List<Runnable> tasks = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Runnable task = new Numbered(from + i);
+            tasks.add(task);
+            queue.push(task, injector);
+        }
+        return tasks;
+    }
+
+    private static List<Runnable> popAll(RunQueue queue) {
+        List<Runnable> tasks = new ArrayList<>();
+        Runnable task = queue.pop();
+        while (task != null) {
+            tasks.add(task);
+            task = queue.pop();
+        }
+        return tasks;
+    }
+
+    private static List<Runnable> popAll(Injector injector) {
+        List<Runnable> tasks = new ArrayList<>();
+        Runnable task = injector.pop();
+        while (task != null) {
+            tasks.add(task);
+            task = injector.pop();
+        }
+        return tasks;
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 3, 6, 12, 3 << 10, -4, Integer.MIN_VALUE, Integer.MAX_VALUE})
+    void rejectsACapacityThatIsNotAPowerOfTwoOfAtLeastTwo(int capacity) {
+        assertThrows(IllegalArgumentException.class, () -> new RunQueue(capacity));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 4, 256, 1 << 16})
+    void acceptsPowersOfTwoAndReportsTheCapacity(int capacity) {
+        RunQueue queue = new RunQueue(capacity);
+        assertEquals(capacity, queue.capacity());
+        assertTrue(queue.isEmpty());
+        assertEquals(0, queue.size());
+    }
+
+    @Test
+    void popReturnsTasksInPushOrderThenNull() {
+        for (int start : STARTS) {
+            RunQueue queue = new RunQueue(4, start);
+            Injector injector = new Injector();
+            List<Runnable> pushed = pushAll(queue, injector, 0, 4);
+            assertEquals(4, queue.size());
+            assertEquals(pushed, popAll(queue));
+            assertNull(queue.pop());
+            assertTrue(queue.isEmpty());
+            assertTrue(injector.isEmpty());
+        }
+    }
+
+    @Test
+    void pushRejectsNull() {
+        RunQueue queue = new RunQueue(4);
+        assertThrows(NullPointerException.class, () -> queue.push(null, new Injector()));
+        assertTrue(queue.isEmpty());
+    }
+
+    @Test
+    void fifthPushIntoAFullQueueOfFourMovesTheTwoOldestAndTheNewTaskToTheInjectorInOrder() {
+        for (int start : STARTS) {
+            RunQueue queue = new RunQueue(4, start);
+            Injector injector = new Injector();
+            List<Runnable> tasks = pushAll(queue, injector, 0, 5);
+
+            assertEquals(3, injector.size());
+            Runnable[] moved = new Runnable[3];
+            assertEquals(3, injector.popBatch(moved, 3));
+            assertArrayEquals(new Runnable[] {tasks.get(0), tasks.get(1), tasks.get(4)}, moved);
+            assertEquals(List.of(tasks.get(2), tasks.get(3)), popAll(queue));
+        }
+    }
+
+    @Test
+    void overflowAgainAfterRefillingMovesTheNextOldestHalf() {
+        RunQueue queue = new RunQueue(4, -2);
+        Injector injector = new Injector();
+        List<Runnable> tasks = pushAll(queue, injector, 0, 8); // overflows at 4 and at 7
+        assertEquals(
+                List.of(tasks.get(0), tasks.get(1), tasks.get(4), tasks.get(2), tasks.get(3), tasks.get(7)),
+                popAll(injector));
+        assertEquals(List.of(tasks.get(5), tasks.get(6)), popAll(queue));
+    }
+
+    @ParameterizedTest(name = "{0} queued: steal returns task {1}, leaves {2} in dst and {3} in src")
+    @CsvSource({"1, 0, 0, 0", "2, 0, 0, 1", "3, 1, 1, 1", "4, 1, 1, 2"})
+    void stealTakesHalfRoundedUpReturnsTheNewestStolenAndLeavesTheRestInTheStealersQueue(
+            int queued, int returned, int inDst, int leftInSrc) {
+        for (int start : STARTS) {
+            RunQueue src = new RunQueue(4, start);
+            RunQueue dst = new RunQueue(4, ~start);
+            Injector injector = new Injector();
+            List<Runnable> tasks = pushAll(src, injector, 0, queued);
+
+            assertSame(tasks.get(returned), src.stealInto(dst));
+            assertEquals(inDst, dst.size());
+            assertEquals(leftInSrc, src.size());
+            assertEquals(tasks.subList(0, inDst), popAll(dst));
+            assertEquals(tasks.subList(returned + 1, queued), popAll(src));
+        }
+    }
+
+    @Test
+    void stealFromAnEmptyQueueReturnsNull() {
+        RunQueue src = new RunQueue(4);
+        RunQueue dst = new RunQueue(4);
+        assertNull(src.stealInto(dst));
+        Injector injector = new Injector();
+        pushAll(src, injector, 0, 2);
+        popAll(src);
+        assertNull(src.stealInto(dst));
+        assertTrue(dst.isEmpty());
+    }
+
+    @Test
+    void stealTakesNoMoreThanTheDestinationHasRoomFor() {
+        Injector injector = new Injector();
+        RunQueue src = new RunQueue(8);
+        List<Runnable> tasks = pushAll(src, injector, 0, 8);
+
+        RunQueue full = new RunQueue(2);
+        pushAll(full, injector, 100, 2);
+        assertNull(src.stealInto(full));
+        assertEquals(8, src.size());
+
+        RunQueue oneFree = new RunQueue(2);
+        pushAll(oneFree, injector, 200, 1);
+        assertSame(tasks.get(0), src.stealInto(oneFree)); // room for 1 although 4 would be half
+        assertEquals(1, oneFree.size());
+        assertEquals(7, src.size());
+        assertTrue(injector.isEmpty());
+    }
+
+    @Test
+    void stealIntoItselfIsRejected() {
+        RunQueue queue = new RunQueue(4);
+        assertThrows(IllegalArgumentException.class, () -> queue.stealInto(queue));
+    }
+
+    @Test
+    void drainToMovesEveryQueuedTaskOldestFirst() {
+        for (int start : STARTS) {
+            RunQueue queue = new RunQueue(4, start);
+            Injector injector = new Injector();
+            List<Runnable> tasks = pushAll(queue, injector, 0, 3);
+            queue.pop();
+            assertEquals(2, queue.drainTo(injector));
+            assertTrue(queue.isEmpty());
+            assertEquals(tasks.subList(1, 3), popAll(injector));
+            assertEquals(0, queue.drainTo(injector));
+            assertTrue(injector.isEmpty());
+        }
+    }
+
+    @Test
+    void manyMoreCyclesThanTheCapacityKeepOrderAndCountsAcrossTheCounterWrap() {
+        for (int start : STARTS) {
+            RunQueue queue = new RunQueue(4, start);
+            RunQueue thief = new RunQueue(4, start + 1);
+            Injector injector = new Injector();
+            int next = 0;
+            int expected = 0;
+            // Each round pushes 3 and pops 3, so positions advance 3 per round: 100 rounds go
+            // around the ring 75 times and, from the start near 2^32 or 2^31, across the wrap.
+            for (int round = 0; round < 100; round++) {
+                for (int i = 0; i < 3; i++) {
+                    queue.push(new Numbered(next++), injector);
+                }
+                assertEquals(3, queue.size());
+                for (int i = 0; i < 3; i++) {
+                    assertEquals(new Numbered(expected++), queue.pop());
+                }
+                assertNull(queue.pop());
+            }
+            // Steal and overflow right at the wrapped positions too.
+            List<Runnable> tasks = pushAll(queue, injector, 1000, 4);
+            assertSame(tasks.get(1), queue.stealInto(thief));
+            assertEquals(List.of(tasks.get(0)), popAll(thief));
+            List<Runnable> more = pushAll(queue, injector, 2000, 3);
+            assertEquals(List.of(tasks.get(2), tasks.get(3), more.get(2)), popAll(injector));
+            assertEquals(List.of(more.get(0), more.get(1)), popAll(queue));
+        }
+    }
+
+    @Test
+    void countersStartedJustBelowTheUnsignedWrapBehaveAsFromZero() {
+        RunQueue queue = new RunQueue(4, -1);
+        Injector injector = new Injector();
+        List<Runnable> tasks = pushAll(queue, injector, 0, 4); // positions 2^32 - 1, 0, 1, 2
+        assertEquals(4, queue.size());
+        assertEquals("RunQueue[steal=4294967295, real=4294967295, tail=3, capacity=4]", queue.toString());
+        assertSame(tasks.get(0), queue.pop());
+        assertEquals("RunQueue[steal=0, real=0, tail=3, capacity=4]", queue.toString());
+        assertEquals(tasks.subList(1, 4), popAll(queue));
+    }
+
+    /**
+     * Every sequence of 6 single-threaded operations, from every start index, against a model:
+     * each result and size must match, and every task must end up exactly once in a pop, a
+     * steal, the stealer's queue or the injector.
+     */
+    @Test
+    void everySequenceOfOperationsMatchesTheModelAndConservesTasks() {
+        enum Op { PUSH, POP, STEAL, THIEF_POP }
+        Op[] ops = Op.values();
+        int length = 6;
+        int sequences = (int) Math.pow(ops.length, length);
+        for (int fill = 0; fill <= 4; fill++) {
+            for (int start : STARTS) {
+                for (int code = 0; code < sequences; code++) {
+                    RunQueue src = new RunQueue(4, start);
+                    RunQueue thief = new RunQueue(4, start ^ 0x5555);
+                    Injector injector = new Injector();
+                    ArrayDeque<Runnable> modelSrc = new ArrayDeque<>();
+                    ArrayDeque<Runnable> modelThief = new ArrayDeque<>();
+                    ArrayDeque<Runnable> modelInjector = new ArrayDeque<>();
+                    List<Runnable> taken = new ArrayList<>();
+                    int next = 0;
+                    StringBuilder trace = new StringBuilder("fill " + fill + ", start " + start + ":");
+
+                    for (int step = -fill, c = code; step < length; step++) {
+                        Op op = step < 0 ? Op.PUSH : ops[c % ops.length];
+                        if (step >= 0) {
+                            c /= ops.length;
+                        }
+                        trace.append(' ').append(op);
+                        switch (op) {
+                            case PUSH -> {
+                                Runnable task = new Numbered(next++);
+                                src.push(task, injector);
+                                if (modelSrc.size() == 4) {
+                                    modelInjector.add(modelSrc.poll());
+                                    modelInjector.add(modelSrc.poll());
+                                    modelInjector.add(task);
+                                } else {
+                                    modelSrc.add(task);
+                                }
+                            }
+                            case POP -> {
+                                Runnable task = src.pop();
+                                assertSame(modelSrc.poll(), task, trace::toString);
+                                if (task != null) {
+                                    taken.add(task);
+                                }
+                            }
+                            case STEAL -> {
+                                Runnable task = src.stealInto(thief);
+                                int room = 4 - modelThief.size();
+                                int n = Math.min(modelSrc.size() - modelSrc.size() / 2, room);
+                                for (int i = 0; i < n - 1; i++) {
+                                    modelThief.add(modelSrc.poll());
+                                }
+                                assertSame(n == 0 ? null : modelSrc.poll(), task, trace::toString);
+                                if (task != null) {
+                                    taken.add(task);
+                                }
+                            }
+                            case THIEF_POP -> {
+                                Runnable task = thief.pop();
+                                assertSame(modelThief.poll(), task, trace::toString);
+                                if (task != null) {
+                                    taken.add(task);
+                                }
+                            }
+                        }
+                        assertEquals(modelSrc.size(), src.size(), trace::toString);
+                        assertEquals(modelThief.size(), thief.size(), trace::toString);
+                        assertEquals(modelInjector.size(), injector.size(), trace::toString);
+                    }
+
+                    assertEquals(List.copyOf(modelSrc), popAll(src), trace::toString);
+                    assertEquals(List.copyOf(modelThief), popAll(thief), trace::toString);
+                    assertEquals(List.copyOf(modelInjector), popAll(injector), trace::toString);
+                    taken.addAll(modelSrc);
+                    taken.addAll(modelThief);
+                    taken.addAll(modelInjector);
+                    boolean[] seen = new boolean[next];
+                    for (Runnable task : taken) {
+                        int id = ((Numbered) task).id();
+                        assertFalse(seen[id], () -> "task " + id + " twice: " + trace);
+                        seen[id] = true;
+                    }
+                    assertEquals(next, taken.size(), trace::toString);
+                }
+            }
+        }
+    }
+
+    /** How the owner interleaves its pushes and pops in the stress test. */
+    enum OwnerPattern {
+        /** Push three, pop one: the queue stays full, overflows, and stealers always find work. */
+        STEADY,
+        /**
+         * Bursts of 1 to capacity + 2 pushes, then of 0 to capacity / 2 + 1 pops (a fixed
+         * xorshift sequence): the queue swings between full and empty while stealers claim.
+         */
+        BURSTS
+    }
+
+    /**
+     * The owner pushes and pops 200,000 tasks while stealers steal into their own queues and pop
+     * them; the owner's queue overflows into the injector. Every task must be taken exactly once.
+     */
+    @ParameterizedTest(name = "{0}, {1} stealers, capacity {2}")
+    @CsvSource({
+        "STEADY, 1, 4", "STEADY, 2, 4", "STEADY, 3, 4", "STEADY, 2, 256", "STEADY, 3, 256",
+        "BURSTS, 1, 4", "BURSTS, 2, 4", "BURSTS, 3, 4", "BURSTS, 2, 256", "BURSTS, 3, 256"
+    })
+    void ownerAndConcurrentStealersTakeEveryTaskExactlyOnce(OwnerPattern pattern, int stealers, int capacity)
+            throws Exception {
+        int total = 200_000;
+        RunQueue owner = new RunQueue(capacity, -capacity * 100);
+        Injector injector = new Injector();
+        AtomicIntegerArray seen = new AtomicIntegerArray(total);
+        AtomicBoolean ownerDone = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch start = new CountDownLatch(1);
+        Runnable[] tasks = new Runnable[total];
+        for (int i = 0; i < total; i++) {
+            tasks[i] = new Numbered(i);
+        }
+        List<Thread> threads = new ArrayList<>();
+
+        threads.add(InjectorTest.platform("owner", failure, start, () -> {
+            int random = 0x9E3779B9;
+            int pushed = 0;
+            while (pushed < total) {
+                random ^= random << 13;
+                random ^= random >>> 17;
+                random ^= random << 5;
+                int pushes = switch (pattern) {
+                    case STEADY -> 3;
+                    case BURSTS -> 1 + (random & 0xFF) % (capacity + 2);
+                };
+                int pops = switch (pattern) {
+                    case STEADY -> 1;
+                    case BURSTS -> ((random >>> 8) & 0xFF) % (capacity / 2 + 2);
+                };
+                for (int i = 0; i < pushes && pushed < total; i++) {
+                    owner.push(tasks[pushed++], injector);
+                }
+                for (int i = 0; i < pops; i++) {
+                    take(owner.pop(), seen);
+                }
+            }
+            Runnable task = owner.pop();
+            while (task != null) {
+                take(task, seen);
+                task = owner.pop();
+            }
+            ownerDone.set(true);
+        }));
+        List<RunQueue> stealerQueues = new ArrayList<>();
+        for (int s = 0; s < stealers; s++) {
+            RunQueue mine = new RunQueue(capacity, s * 7);
+            stealerQueues.add(mine);
+            threads.add(InjectorTest.platform("stealer-" + s, failure, start, () -> {
+                // Read ownerDone before looking at the queue: once the owner is done, an empty
+                // queue stays empty.
+                boolean done = ownerDone.get();
+                while (!(done && owner.isEmpty()) && failure.get() == null) {
+                    Runnable task = owner.stealInto(mine);
+                    if (task == null) {
+                        Thread.onSpinWait();
+                    } else {
+                        take(task, seen);
+                        Runnable local = mine.pop();
+                        while (local != null) {
+                            take(local, seen);
+                            local = mine.pop();
+                        }
+                    }
+                    done = ownerDone.get();
+                }
+            }));
+        }
+
+        start.countDown();
+        for (Thread thread : threads) {
+            assertTrue(thread.join(Duration.ofSeconds(50)), thread + " did not finish");
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("a thread failed", failure.get());
+        }
+        for (Runnable task : popAll(injector)) {
+            take(task, seen);
+        }
+        assertTrue(owner.isEmpty());
+        for (RunQueue queue : stealerQueues) {
+            assertTrue(queue.isEmpty());
+        }
+        for (int i = 0; i < total; i++) {
+            assertEquals(1, seen.get(i), "times task " + i + " was taken");
+        }
+    }
+
+    private static void take(Runnable task, AtomicIntegerArray seen) {
+        if (task == null) {
+            return;
+        }
+        int times = seen.incrementAndGet(((Numbered) task).id());
+        if (times != 1) {
+            throw new AssertionError("task " + task + " taken " + times + " times");
+        }
+    }
+}

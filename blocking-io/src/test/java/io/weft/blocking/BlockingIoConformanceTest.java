@@ -1,124 +1,155 @@
 package io.weft.blocking;
 
-import io.weft.Io;
 import io.weft.protocol.AsyncAwaitContract;
 import io.weft.protocol.BadInputContract;
 import io.weft.protocol.CancellationContract;
 import io.weft.protocol.ContextContract;
+import io.weft.protocol.IoUnderTest;
 import io.weft.protocol.RaceContract;
 import io.weft.protocol.RawOperationsContract;
 import io.weft.protocol.ShieldContract;
 import io.weft.protocol.SleepContract;
 import org.junit.jupiter.api.Nested;
 
-/** The whole conformance kit on a real-clock BlockingIo. */
+/** The whole conformance kit on BlockingIo, on its real clock and on its virtual clock. */
 class BlockingIoConformanceTest {
+    static final IoUnderTest REAL_CLOCK = IoUnderTest.inline(BlockingIo::create);
+    static final IoUnderTest VIRTUAL_CLOCK =
+            IoUnderTest.inline(() -> BlockingIo.builder().virtualClock().build()).withVirtualClock();
 
-    static Io newBlockingIo() {
-        return BlockingIo.create();
-    }
-
+    /** The kit on the real clock. */
     @Nested
-    class RawOperations extends RawOperationsContract {
-        @Override
-        protected Io newIo() {
-            return newBlockingIo();
+    class RealClock {
+        @Nested
+        class RawOperations extends RawOperationsContract {
+            @Override
+            protected IoUnderTest subject() {
+                return REAL_CLOCK;
+            }
         }
 
-        @Override
-        protected boolean runsTasksInline() {
-            return true;
-        }
-    }
-
-    @Nested
-    class AsyncAwait extends AsyncAwaitContract {
-        @Override
-        protected Io newIo() {
-            return newBlockingIo();
+        @Nested
+        class AsyncAwait extends AsyncAwaitContract {
+            @Override
+            protected IoUnderTest subject() {
+                return REAL_CLOCK;
+            }
         }
 
-        @Override
-        protected boolean runsTasksInline() {
-            return true;
-        }
-    }
-
-    @Nested
-    class Cancellation extends CancellationContract {
-        @Override
-        protected Io newIo() {
-            return newBlockingIo();
+        @Nested
+        class Cancellation extends CancellationContract {
+            @Override
+            protected IoUnderTest subject() {
+                return REAL_CLOCK;
+            }
         }
 
-        @Override
-        protected boolean runsTasksInline() {
-            return true;
-        }
-    }
-
-    @Nested
-    class Shield extends ShieldContract {
-        @Override
-        protected Io newIo() {
-            return newBlockingIo();
+        @Nested
+        class Shield extends ShieldContract {
+            @Override
+            protected IoUnderTest subject() {
+                return REAL_CLOCK;
+            }
         }
 
-        @Override
-        protected boolean runsTasksInline() {
-            return true;
-        }
-    }
-
-    @Nested
-    class Race extends RaceContract {
-        @Override
-        protected Io newIo() {
-            return newBlockingIo();
+        @Nested
+        class Race extends RaceContract {
+            @Override
+            protected IoUnderTest subject() {
+                return REAL_CLOCK;
+            }
         }
 
-        @Override
-        protected boolean runsTasksInline() {
-            return true;
-        }
-    }
-
-    @Nested
-    class Sleep extends SleepContract {
-        @Override
-        protected Io newIo() {
-            return newBlockingIo();
+        @Nested
+        class Sleep extends SleepContract {
+            @Override
+            protected IoUnderTest subject() {
+                return REAL_CLOCK;
+            }
         }
 
-        @Override
-        protected boolean runsTasksInline() {
-            return true;
+        @Nested
+        class Context extends ContextContract {
+            @Override
+            protected IoUnderTest subject() {
+                return REAL_CLOCK;
+            }
+        }
+
+        @Nested
+        class BadInput extends BadInputContract {
+            @Override
+            protected IoUnderTest subject() {
+                return REAL_CLOCK;
+            }
         }
     }
 
+    /** The kit on the virtual clock. */
     @Nested
-    class Context extends ContextContract {
-        @Override
-        protected Io newIo() {
-            return newBlockingIo();
+    class VirtualClock {
+        @Nested
+        class RawOperations extends RawOperationsContract {
+            @Override
+            protected IoUnderTest subject() {
+                return VIRTUAL_CLOCK;
+            }
         }
 
-        @Override
-        protected boolean runsTasksInline() {
-            return true;
-        }
-    }
-
-    @Nested
-    class BadInput extends BadInputContract {
-        @Override
-        protected Io newIo() {
-            return newBlockingIo();
+        @Nested
+        class AsyncAwait extends AsyncAwaitContract {
+            @Override
+            protected IoUnderTest subject() {
+                return VIRTUAL_CLOCK;
+            }
         }
 
-        @Override
-        protected boolean runsTasksInline() {
-            return true;
+        @Nested
+        class Cancellation extends CancellationContract {
+            @Override
+            protected IoUnderTest subject() {
+                return VIRTUAL_CLOCK;
+            }
+        }
+
+        @Nested
+        class Shield extends ShieldContract {
+            @Override
+            protected IoUnderTest subject() {
+                return VIRTUAL_CLOCK;
+            }
+        }
+
+        @Nested
+        class Race extends RaceContract {
+            @Override
+            protected IoUnderTest subject() {
+                return VIRTUAL_CLOCK;
+            }
+        }
+
+        @Nested
+        class Sleep extends SleepContract {
+            @Override
+            protected IoUnderTest subject() {
+                return VIRTUAL_CLOCK;
+            }
+        }
+
+        @Nested
+        class Context extends ContextContract {
+            @Override
+            protected IoUnderTest subject() {
+                return VIRTUAL_CLOCK;
+            }
+        }
+
+        @Nested
+        class BadInput extends BadInputContract {
+            @Override
+            protected IoUnderTest subject() {
+                return VIRTUAL_CLOCK;
+            }
         }
     }
 }

@@ -1,10 +1,10 @@
 package io.weft.fiber;
 
-import io.weft.Io;
 import io.weft.protocol.AsyncAwaitContract;
 import io.weft.protocol.BadInputContract;
 import io.weft.protocol.CancellationContract;
 import io.weft.protocol.ContextContract;
+import io.weft.protocol.IoUnderTest;
 import io.weft.protocol.RaceContract;
 import io.weft.protocol.RawOperationsContract;
 import io.weft.protocol.ShieldContract;
@@ -13,112 +13,79 @@ import org.junit.jupiter.api.Nested;
 
 /** The whole conformance kit on FiberIo: 1 and 4 workers, real and virtual clock. */
 class FiberIoConformanceTest {
+    static final IoUnderTest ONE_WORKER =
+            IoUnderTest.scheduling(() -> FiberIo.builder().workers(1).build());
+    static final IoUnderTest FOUR_WORKERS =
+            IoUnderTest.scheduling(() -> FiberIo.builder().workers(4).build());
+    static final IoUnderTest ONE_WORKER_VIRTUAL =
+            IoUnderTest.scheduling(() -> FiberIo.builder().workers(1).virtualClock().build()).withVirtualClock();
+    static final IoUnderTest FOUR_WORKERS_VIRTUAL =
+            IoUnderTest.scheduling(() -> FiberIo.builder().workers(4).virtualClock().build()).withVirtualClock();
 
     /** The kit on 1 worker, real clock. */
     @Nested
     class OneWorker {
-
         @Nested
         class RawOperations extends RawOperationsContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return ONE_WORKER;
             }
         }
 
         @Nested
         class AsyncAwait extends AsyncAwaitContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return ONE_WORKER;
             }
         }
 
         @Nested
         class Cancellation extends CancellationContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return ONE_WORKER;
             }
         }
 
         @Nested
         class Shield extends ShieldContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return ONE_WORKER;
             }
         }
 
         @Nested
         class Race extends RaceContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return ONE_WORKER;
             }
         }
 
         @Nested
         class Sleep extends SleepContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return ONE_WORKER;
             }
         }
 
         @Nested
         class Context extends ContextContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return ONE_WORKER;
             }
         }
 
         @Nested
         class BadInput extends BadInputContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return ONE_WORKER;
             }
         }
     }
@@ -126,108 +93,67 @@ class FiberIoConformanceTest {
     /** The kit on 4 workers, real clock. */
     @Nested
     class FourWorkers {
-
         @Nested
         class RawOperations extends RawOperationsContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS;
             }
         }
 
         @Nested
         class AsyncAwait extends AsyncAwaitContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS;
             }
         }
 
         @Nested
         class Cancellation extends CancellationContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS;
             }
         }
 
         @Nested
         class Shield extends ShieldContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS;
             }
         }
 
         @Nested
         class Race extends RaceContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS;
             }
         }
 
         @Nested
         class Sleep extends SleepContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS;
             }
         }
 
         @Nested
         class Context extends ContextContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS;
             }
         }
 
         @Nested
         class BadInput extends BadInputContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS;
             }
         }
     }
@@ -235,148 +161,67 @@ class FiberIoConformanceTest {
     /** The kit on 1 worker, virtual clock. */
     @Nested
     class OneWorkerVirtualClock {
-
         @Nested
         class RawOperations extends RawOperationsContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return ONE_WORKER_VIRTUAL;
             }
         }
 
         @Nested
         class AsyncAwait extends AsyncAwaitContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return ONE_WORKER_VIRTUAL;
             }
         }
 
         @Nested
         class Cancellation extends CancellationContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return ONE_WORKER_VIRTUAL;
             }
         }
 
         @Nested
         class Shield extends ShieldContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return ONE_WORKER_VIRTUAL;
             }
         }
 
         @Nested
         class Race extends RaceContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return ONE_WORKER_VIRTUAL;
             }
         }
 
         @Nested
         class Sleep extends SleepContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return ONE_WORKER_VIRTUAL;
             }
         }
 
         @Nested
         class Context extends ContextContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return ONE_WORKER_VIRTUAL;
             }
         }
 
         @Nested
         class BadInput extends BadInputContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(1).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return ONE_WORKER_VIRTUAL;
             }
         }
     }
@@ -384,148 +229,67 @@ class FiberIoConformanceTest {
     /** The kit on 4 workers, virtual clock. */
     @Nested
     class FourWorkersVirtualClock {
-
         @Nested
         class RawOperations extends RawOperationsContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS_VIRTUAL;
             }
         }
 
         @Nested
         class AsyncAwait extends AsyncAwaitContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS_VIRTUAL;
             }
         }
 
         @Nested
         class Cancellation extends CancellationContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS_VIRTUAL;
             }
         }
 
         @Nested
         class Shield extends ShieldContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS_VIRTUAL;
             }
         }
 
         @Nested
         class Race extends RaceContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS_VIRTUAL;
             }
         }
 
         @Nested
         class Sleep extends SleepContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS_VIRTUAL;
             }
         }
 
         @Nested
         class Context extends ContextContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS_VIRTUAL;
             }
         }
 
         @Nested
         class BadInput extends BadInputContract {
             @Override
-            protected Io newIo() {
-                return FiberIo.builder().workers(4).virtualClock().build();
-            }
-
-            @Override
-            protected boolean runsTasksInline() {
-                return false;
-            }
-
-            @Override
-            protected boolean hasVirtualClock() {
-                return true;
+            protected IoUnderTest subject() {
+                return FOUR_WORKERS_VIRTUAL;
             }
         }
     }

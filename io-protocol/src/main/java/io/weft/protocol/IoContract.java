@@ -18,8 +18,9 @@ import org.junit.jupiter.api.BeforeEach;
  * (run code with the Io installed, start a task from another thread, wait until a thread parks).
  * Not thread-safe; JUnit makes one instance per test.
  *
- * <p>An implementation's test suite supplies {@link #newIo()} and says whether its Io runs tasks
- * inline. If the Io is {@link AutoCloseable}, it is closed after each test.
+ * <p>An implementation's test suite says what it tests with {@link #subject()}: how to make the Io
+ * and whether it runs tasks inline or has a virtual clock. If the Io is {@link AutoCloseable}, it
+ * is closed after each test.
  */
 public abstract class IoContract {
 
@@ -36,11 +37,20 @@ public abstract class IoContract {
     private final ConcurrentLinkedQueue<Throwable> helperFailures = new ConcurrentLinkedQueue<>();
 
     /**
-     * Creates the Io under test; called once before each test.
+     * Says which Io this suite tests; called before each test.
+     *
+     * @return the subject, usually a shared constant
+     */
+    protected abstract IoUnderTest subject();
+
+    /**
+     * Creates a fresh Io of the kind under test (the test's own {@link #io}, or a second one).
      *
      * @return a new Io
      */
-    protected abstract Io newIo();
+    protected final Io newIo() {
+        return subject().factory().get();
+    }
 
     /**
      * Says whether {@code Io.async} runs the body to completion before returning (as
@@ -49,17 +59,19 @@ public abstract class IoContract {
      *
      * @return {@code true} for an inline Io
      */
-    protected abstract boolean runsTasksInline();
+    protected final boolean runsTasksInline() {
+        return subject().runsTasksInline();
+    }
 
     /**
      * Says whether the Io's clock is virtual (jumps to the next timer when nothing can run). A
      * few contracts need a timer that does not fire while a helper thread acts; they skip
      * themselves on a virtual clock.
      *
-     * @return {@code true} for a virtual clock; {@code false} by default
+     * @return {@code true} for a virtual clock
      */
-    protected boolean hasVirtualClock() {
-        return false;
+    protected final boolean hasVirtualClock() {
+        return subject().hasVirtualClock();
     }
 
     @BeforeEach

@@ -12,8 +12,10 @@
  *
  * {@snippet :
  * class MyIoConformanceTest {
+ *     static final IoUnderTest MY_IO = IoUnderTest.scheduling(MyIo::new);
+ *
  *     @Nested class Raw extends RawOperationsContract {
- *         @Override protected Io newIo() { return new MyIo(); }
+ *         @Override protected IoUnderTest subject() { return MY_IO; }
  *     }
  *     // ... one nested class per contract
  * }

@@ -89,7 +89,8 @@ public final class FiberIo implements Io, AutoCloseable {
         this.closeTimeout = builder.closeTimeout;
         this.name = builder.name != null ? builder.name : "weft-" + INSTANCES.incrementAndGet();
         Clock clock = virtualClock ? Clock.virtual() : Clock.real();
-        this.scheduler = new Scheduler(builder.workers, builder.runQueueCapacity, clock, builder.seed, name);
+        this.scheduler = new Scheduler(builder.workers, builder.runQueueCapacity, clock, builder.seed,
+                builder.spinBeforeParking, name);
         this.fibers = Carriers.virtualThreadBuilder(scheduler);
     }
 
@@ -120,6 +121,7 @@ public final class FiberIo implements Io, AutoCloseable {
         private int runQueueCapacity = 256;
         private Duration closeTimeout = Duration.ofSeconds(5);
         private String name;
+        private boolean spinBeforeParking = true;
 
         private Builder() {}
 
@@ -188,6 +190,20 @@ public final class FiberIo implements Io, AutoCloseable {
                 throw new IllegalArgumentException("close timeout must be positive, got " + timeout);
             }
             this.closeTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Sets whether a worker that runs out of work spins briefly (a few spin-waits, then a few
+         * yields of its thread) before it parks; on by default. Spinning saves the park/unpark
+         * round trip when work arrives microseconds later (ping-pong between fibers), at the
+         * cost of some CPU while idle. A virtual clock never spins.
+         *
+         * @param spin whether to spin
+         * @return this builder
+         */
+        public Builder spinBeforeParking(boolean spin) {
+            this.spinBeforeParking = spin;
             return this;
         }
 

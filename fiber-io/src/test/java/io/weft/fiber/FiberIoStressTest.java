@@ -220,4 +220,53 @@ class FiberIoStressTest {
                     round, weftSpawn, jdkSpawn, jdkSpawn / weftSpawn);
         }
     }
+
+    /** Two fibers hand the turn back and forth with park/unpark: one round trip = two wake-ups. */
+    private static double pingPongNanos(FiberIo io, int rounds) {
+        return io.call(() -> {
+            java.util.concurrent.atomic.AtomicInteger turn = new java.util.concurrent.atomic.AtomicInteger();
+            Thread pinger = Thread.currentThread();
+            java.util.concurrent.CompletableFuture<Thread> ponger = new java.util.concurrent.CompletableFuture<>();
+            Future<Void> echo = Io.async(() -> {
+                ponger.complete(Thread.currentThread());
+                for (int i = 0; i < rounds; i++) {
+                    while (turn.get() != 1) {
+                        java.util.concurrent.locks.LockSupport.park();
+                    }
+                    turn.set(0);
+                    java.util.concurrent.locks.LockSupport.unpark(pinger);
+                }
+                return null;
+            });
+            Thread other = Future.from(ponger).await();
+            long start = System.nanoTime();
+            for (int i = 0; i < rounds; i++) {
+                turn.set(1);
+                java.util.concurrent.locks.LockSupport.unpark(other);
+                while (turn.get() != 0) {
+                    java.util.concurrent.locks.LockSupport.park();
+                }
+            }
+            long elapsed = System.nanoTime() - start;
+            echo.await();
+            return elapsed / (double) rounds;
+        });
+    }
+
+    @Test
+    void spinningBeforeParkingOnTwoWorkers() {
+        int rounds = 100_000;
+        for (int round = 0; round < 3; round++) {
+            double spinning;
+            double parking;
+            try (FiberIo io = FiberIo.builder().workers(2).build()) {
+                spinning = pingPongNanos(io, rounds);
+            }
+            try (FiberIo io = FiberIo.builder().workers(2).spinBeforeParking(false).build()) {
+                parking = pingPongNanos(io, rounds);
+            }
+            System.out.printf("round %d: fiber ping-pong round trip on 2 workers: spinning %,.0f ns, no spinning %,.0f ns%n",
+                    round, spinning, parking);
+        }
+    }
 }

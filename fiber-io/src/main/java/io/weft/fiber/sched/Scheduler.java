@@ -51,6 +51,8 @@ public final class Scheduler implements Executor {
     private final TimerHeap timers = new TimerHeap();
     private final AtomicLong dropped = new AtomicLong();
     private volatile boolean stopped;
+    /** Whether idle workers spin before parking; on a virtual clock they never do. */
+    final boolean spinBeforeParking;
 
     /**
      * Creates and starts a scheduler.
@@ -59,11 +61,13 @@ public final class Scheduler implements Executor {
      * @param queueCapacity each worker's RunQueue capacity, a power of two
      * @param clock the clock timers run on
      * @param seed the seed of the steal-victim choices
+     * @param spinBeforeParking whether an idle worker spins briefly before it parks
      * @param name the prefix of the worker threads' names
      */
-    public Scheduler(int workerCount, int queueCapacity, Clock clock, long seed, String name) {
+    public Scheduler(int workerCount, int queueCapacity, Clock clock, long seed, boolean spinBeforeParking, String name) {
         this.idle = new IdleWorkers(workerCount);
         this.clock = clock;
+        this.spinBeforeParking = spinBeforeParking;
         this.workers = new Worker[workerCount];
         this.threads = new WorkerThread[workerCount];
         for (int i = 0; i < workerCount; i++) {

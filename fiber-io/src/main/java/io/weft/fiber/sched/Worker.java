@@ -230,7 +230,7 @@ final class Worker implements Runnable {
 
     /** Spins briefly for work before parking; returns true if work may have arrived. */
     private boolean spinForWork() {
-        if (scheduler.clockIsVirtual()) {
+        if (!scheduler.spinBeforeParking || scheduler.clockIsVirtual()) {
             return false; // idle time is when a virtual clock advances: do not burn it
         }
         for (int i = 0; i < YIELDS; i++) {

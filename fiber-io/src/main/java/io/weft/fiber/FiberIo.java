@@ -29,7 +29,9 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@link #suspendRaw} parks the current thread (a fiber unmounts and frees its carrier; a
  *       plain thread blocks) until the token is readied or the task is cancelled.
  *   <li>Everything Java offers a thread works in a fiber: {@code ThreadLocal}s, {@code ScopedValue}s,
- *       monitors, blocking JDK I/O, thread dumps and JFR.
+ *       monitors, socket I/O (it unmounts the fiber), thread dumps and JFR. Blocking file I/O and
+ *       a park pinned to its carrier (inside a class initializer or a native frame) block the
+ *       worker instead: the JDK compensates for that only on its own default scheduler.
  *   <li>The clock is real by default. With {@link Builder#virtualClock()} it is virtual: time
  *       advances only when no fiber can run, jumping to the earliest timer. With one worker as
  *       well, a program's interleaving and output are the same on every run.
@@ -60,15 +62,21 @@ public final class FiberIo implements Io, AutoCloseable {
      *
      * A fiber is a virtual thread built with the scheduler as its Executor (Carriers). spawnRaw
      * wraps the task so that it leaves the live set when it ends; the live set is what close()
-     * cancels and waits for. suspendRaw/ready are LockSupport.park/unpark through the ParkToken
-     * protocol, which works for fibers and plain threads alike.
+     * cancels and waits for. A spawn racing close is either refused or cancelled: spawnRaw counts
+     * itself in `spawning` before it checks `closing`, and close() sets `closing`, then waits for
+     * `spawning` to reach zero, then sweeps. (Adding to the set first and checking after would
+     * not do: the set's insert into a non-empty bin is a plain write under a lock that the sweep
+     * does not take, so the sweep could miss it.) suspendRaw/ready are LockSupport.park/unpark through the ParkToken protocol,
+     * which works for fibers and plain threads alike.
      *
      * close(): (1) `closing` is set, so spawnRaw refuses new tasks; (2) every live task is
      * cancelled: parked ones wake at their suspend point and unwind, running ones at their next
      * one; (3) the closing thread waits until the live set is empty or the timeout passes
-     * (tasks signal `liveCount` changes by unparking the closer); (4) the workers stop and their
-     * threads are joined. Tasks still alive then are reported by close() in an
-     * IllegalStateException, never dropped silently. Idempotent: a second close does nothing.
+     * (each task that ends unparks the closer); (4) the workers stop and their threads are
+     * joined, within what is left of the same timeout. Tasks still alive then are reported by
+     * close() in an IllegalStateException, never dropped silently; they stay parked (a virtual
+     * thread cannot be killed). Worker threads that did not end are reported too. Idempotent: a
+     * second close does nothing.
      */
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
@@ -79,9 +87,13 @@ public final class FiberIo implements Io, AutoCloseable {
     private final Duration closeTimeout;
     private final String name;
     private final Set<RawTask> live = ConcurrentHashMap.newKeySet();
+    /** Spawns between their `closing` check and their entry in `live`. */
+    private final AtomicInteger spawning = new AtomicInteger();
     private volatile boolean closing;
     private volatile Thread closer;
     private volatile boolean closed;
+    /** Set by shutdown if some worker thread did not end in time (a fiber blocking its carrier). */
+    private volatile int stuckWorkers;
 
     private FiberIo(Builder builder) {
         Carriers.checkAvailable();
@@ -196,8 +208,8 @@ public final class FiberIo implements Io, AutoCloseable {
         /**
          * Sets whether a worker that runs out of work spins briefly (a few spin-waits, then a few
          * yields of its thread) before it parks; on by default. Spinning saves the park/unpark
-         * round trip when work arrives microseconds later (ping-pong between fibers), at the
-         * cost of some CPU while idle. A virtual clock never spins.
+         * round trip when work arrives microseconds later, at the cost of some CPU while idle. A
+         * virtual clock never spins.
          *
          * @param spin whether to spin
          * @return this builder
@@ -267,10 +279,22 @@ public final class FiberIo implements Io, AutoCloseable {
     @Override
     public void spawnRaw(RawTask task) {
         Objects.requireNonNull(task, "task");
-        if (closing) {
-            throw new IllegalStateException(this + " is closed: it accepts no new tasks");
+        // Counted first, then checked: close() sets `closing`, then waits for `spawning` to drop
+        // to zero before it sweeps `live`. Both are sequentially consistent, so either this sees
+        // `closing`, or close sees this spawn in flight and sweeps only after it is in `live`.
+        spawning.incrementAndGet();
+        try {
+            if (closing) {
+                throw new IllegalStateException(this + " is closed: it accepts no new tasks");
+            }
+            live.add(task);
+            startFiber(task);
+        } finally {
+            spawning.decrementAndGet();
         }
-        live.add(task);
+    }
+
+    private void startFiber(RawTask task) {
         Thread fiber = fibers.unstarted(() -> {
             try {
                 task.run();
@@ -351,8 +375,9 @@ public final class FiberIo implements Io, AutoCloseable {
 
     /**
      * Cancels every live task, waits up to {@code timeout} for them to unwind (their
-     * {@code finally} blocks run), then stops the workers and joins their threads. New spawns
-     * fail from the start of the call. Idempotent.
+     * {@code finally} blocks run), then stops the workers and joins their threads within what is
+     * left of the timeout. A spawn racing this call is either refused (IllegalStateException) or
+     * cancelled with the rest. Idempotent.
      *
      * @param timeout how long to wait for the tasks to unwind
      * @return the tasks that had not finished when the timeout passed (empty if all did)
@@ -361,6 +386,9 @@ public final class FiberIo implements Io, AutoCloseable {
      */
     public List<RawTask> shutdown(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
+        if (closed) {
+            return List.of();
+        }
         if (scheduler.isWorkerThread()) {
             throw new IllegalStateException("a FiberIo cannot be closed from one of its own tasks: it would wait for itself");
         }
@@ -370,6 +398,9 @@ public final class FiberIo implements Io, AutoCloseable {
             }
             closing = true;
             closer = Thread.currentThread();
+            while (spawning.get() != 0) {
+                Thread.onSpinWait(); // a spawn that passed its check just before: it is nearly in `live`
+            }
             for (RawTask task : live) {
                 task.cancel();
             }
@@ -388,7 +419,8 @@ public final class FiberIo implements Io, AutoCloseable {
                 Thread.currentThread().interrupt();
             }
             List<RawTask> unfinished = new ArrayList<>(live);
-            scheduler.stop(timeout);
+            long left = Math.max(1, deadline - System.nanoTime());
+            stuckWorkers = !scheduler.stop(Duration.ofNanos(left)) ? scheduler.workerCount() : 0;
             closed = true;
             return unfinished;
         }
@@ -402,10 +434,16 @@ public final class FiberIo implements Io, AutoCloseable {
      */
     @Override
     public void close() {
+        boolean first = !closed;
         List<RawTask> unfinished = shutdown(closeTimeout);
         if (!unfinished.isEmpty()) {
             throw new IllegalStateException(unfinished.size() + " task(s) of " + name + " did not finish within "
-                    + closeTimeout + " of being cancelled: " + unfinished);
+                    + closeTimeout + " of being cancelled (they stay parked; a virtual thread cannot be killed): "
+                    + unfinished);
+        }
+        if (first && stuckWorkers > 0) {
+            throw new IllegalStateException("some worker threads of " + name + " did not stop within " + closeTimeout
+                    + ": a fiber is blocking its carrier (pinned, or in blocking file I/O)");
         }
     }
 

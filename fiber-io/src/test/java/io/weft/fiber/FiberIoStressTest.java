@@ -138,6 +138,7 @@ class FiberIoStressTest {
         System.out.printf("cancel vs complete: %d rounds, %d cancelled, %d completed%n", rounds, cancelledCount[0],
                 rounds - cancelledCount[0]);
         assertTrue(cancelledCount[0] > 0, "no round was cancelled: the race was not exercised");
+        assertTrue(cancelledCount[0] < rounds, "no round completed: the race was not exercised");
     }
 
     @Test
@@ -249,6 +250,7 @@ class FiberIoStressTest {
             }
             long elapsed = System.nanoTime() - start;
             echo.await();
+            assertEquals(0, turn.get(), "every round trip completed");
             return elapsed / (double) rounds;
         });
     }

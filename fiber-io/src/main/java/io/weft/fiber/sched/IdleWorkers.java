@@ -90,12 +90,16 @@ final class IdleWorkers {
         return (s & SEARCHING_MASK) == 0 && (s >>> 32) < workers;
     }
 
-    /** Tries to count the caller as a searcher; false if half the workers already search. */
+    /**
+     * Tries to count the caller as a searcher; false if half the workers (rounded down, at least
+     * one) already search.
+     */
     boolean tryBecomeSearcher() {
+        long limit = Math.max(1, workers / 2);
         while (true) {
             long s = state.get();
             long searching = s & SEARCHING_MASK;
-            if (2 * searching >= workers) {
+            if (searching >= limit) {
                 return false;
             }
             if (state.compareAndSet(s, s + 1)) {

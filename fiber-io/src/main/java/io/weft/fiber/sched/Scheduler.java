@@ -32,10 +32,13 @@ public final class Scheduler implements Executor {
      * After a push, a parked worker is woken if nobody is searching (IdleWorkers).
      *
      * Timers live in one TimerHeap, fired by workers: in maintenance every Worker.BUDGET tasks,
-     * after every park, and by the last worker to go idle on a virtual clock, which first jumps
-     * the clock to the earliest deadline. Workers park no longer than the next deadline. A timer
-     * armed from outside the workers that becomes the earliest wakes a parked worker, so it is
-     * not served up to a park timeout late.
+     * after every park, and on a virtual clock by a worker that finds every worker parked and no
+     * work anywhere, which first jumps the clock to the earliest deadline (one jump at a time,
+     * under advanceLock, re-checking that nothing is runnable). Workers park no longer than the
+     * next deadline. A timer armed from outside the workers that becomes the earliest wakes a
+     * parked worker if nobody is searching; a searching worker reads the new deadline before it
+     * parks. Timers are fired only by workers: a worker blocked by a pinned fiber fires none
+     * (with one worker, nothing fires until it is unblocked).
      *
      * Stopping: `stopped` (volatile) is written once by stop(); workers read it every loop and
      * after every park; stop() unparks them all and joins their threads. Continuations submitted
@@ -50,6 +53,8 @@ public final class Scheduler implements Executor {
     private final Clock clock;
     private final TimerHeap timers = new TimerHeap();
     private final AtomicLong dropped = new AtomicLong();
+    /** Serializes virtual-clock jumps. */
+    private final Object advanceLock = new Object();
     private volatile boolean stopped;
     /** Whether idle workers spin before parking; on a virtual clock they never do. */
     final boolean spinBeforeParking;
@@ -97,7 +102,9 @@ public final class Scheduler implements Executor {
                 && Carriers.currentCarrier() instanceof WorkerThread carrier
                 && carrier.worker.isOf(this)
                 && !carrier.worker.transitioningToPark) {
-            carrier.worker.pushLifo(task);
+            if (!carrier.worker.pushLifo(task)) {
+                return; // a hand-off to the next fiber on this worker: nothing for others to steal
+            }
         } else {
             injector.push(task);
         }
@@ -125,7 +132,7 @@ public final class Scheduler implements Executor {
             return true;
         }
         for (Worker worker : workers) {
-            if (!worker.queue.isEmpty()) {
+            if (!worker.queue.isEmpty() || worker.hasLifo()) {
                 return true;
             }
         }
@@ -164,10 +171,11 @@ public final class Scheduler implements Executor {
 
     /** Fires the timers due now; returns how many fired. */
     int fireDueTimers() {
-        if (timers.size() == 0) {
-            return 0;
+        long now = clock.nowMs();
+        if (timers.nextDeadline() > now) {
+            return 0; // the heap's lock-free fast path: nothing due
         }
-        return timers.fireDue(clock.nowMs(), ParkToken::tryReady);
+        return timers.fireDue(now, ParkToken::tryReady);
     }
 
     /**
@@ -178,12 +186,19 @@ public final class Scheduler implements Executor {
         if (!(clock instanceof VirtualClock virtual)) {
             return false;
         }
-        long next = timers.nextDeadline();
-        if (next == Io.NO_DEADLINE) {
-            return false;
+        synchronized (advanceLock) {
+            // Re-checked under the lock: two workers parking at once must not both jump (the
+            // second would skip past the fibers the first one's timers just made runnable).
+            if (idle.unparked() != 0 || isWorkPending()) {
+                return false;
+            }
+            long next = timers.nextDeadline();
+            if (next == Io.NO_DEADLINE) {
+                return false;
+            }
+            virtual.advanceTo(next);
+            return fireDueTimers() > 0;
         }
-        virtual.advanceTo(next);
-        return fireDueTimers() > 0;
     }
 
     /** How long a worker may park: the given timeout, shortened to the next real deadline. */

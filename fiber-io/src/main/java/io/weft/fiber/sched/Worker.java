@@ -1,5 +1,7 @@
 package io.weft.fiber.sched;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.SplittableRandom;
 
 /**
@@ -19,20 +21,28 @@ final class Worker implements Runnable {
      *   0. every `injectorInterval` tasks, one task from the Injector first (fairness for
      *      external submissions, however busy the local queues are);
      *   1. the LIFO slot, at most MAX_LIFO_POLLS in a row (a fiber waking a fiber waking ... must
-     *      not starve the queue);
+     *      not starve the queue): "per tick" in DESIGN §5 means consecutive polls here;
      *   2. the local RunQueue;
      *   3. the LIFO slot again (the cap only defers it behind the queue);
      *   4. a fair-share batch from the Injector: one to run, the rest into the local queue;
-     *   5. as a searcher (at most half the workers search), steal half of a random victim's queue;
+     *   5. as a searcher (at most half the workers search), steal half of a random victim's queue,
+     *      or, if that queue is empty, the task in the victim's LIFO slot;
      *   6. the Injector once more, then park.
      * The seed design keeps the Injector batch in a private buffer checked first; we push it into
      * the local queue instead, where other workers can steal it if this worker's current fiber
      * runs long (see docs/ARCHITECTURE.md).
      *
-     * LIFO slot: written and read only by this thread. Spawns and wake-ups made by a fiber running
-     * here arrive in Scheduler.execute on this thread (the fiber is mounted on it), so no other
-     * thread ever touches the slot. `transitioningToPark` is the guard DESIGN §5 asks for: while
-     * set, execute() sends work to the Injector instead of the slot.
+     * LIFO slot: filled only by this thread (spawns and wake-ups made by a fiber running here
+     * arrive in Scheduler.execute on this thread, the fiber being mounted on it), emptied by this
+     * thread or by a stealer, both with getAndSet, so a task leaves the slot exactly once. Stealing
+     * the slot matters: a fiber that spawns a child and then computes (or blocks its carrier: a
+     * pinned park in a class initializer) would otherwise keep the child from every idle worker.
+     * Filling the slot notifies a parked worker only when it evicted a task into the queue
+     * (Tokio's rule: a hand-off between two fibers must not cost an unpark each time); a parked
+     * worker still finds a stranded slot within its 10 ms park timeout.
+     * `transitioningToPark` is the guard DESIGN §5 asks for: while set, execute() sends work to
+     * the Injector instead of the slot. Since only this thread fills the slot and it is not
+     * running a fiber while it parks, the guard is belt and braces: it keeps the invariant local.
      *
      * Budget and maintenance: every BUDGET tasks, maintenance fires due timers and re-computes
      * the Injector check interval from the EWMA of the time per task over the batch (target 1 ms
@@ -40,15 +50,27 @@ final class Worker implements Runnable {
      * System.nanoTime off the per-task path.
      *
      * Parking: see IdleWorkers for the protocol. The park timeout is the Parker's 10 ms, shortened
-     * to the next timer's deadline on the real clock. On a virtual clock the last worker to go
-     * idle advances the clock to the next timer instead of parking (time passes only when nothing
-     * can run); with one worker that makes runs reproducible.
+     * to the next timer's deadline on the real clock. On a virtual clock a worker that finds every
+     * worker parked and nothing runnable advances the clock to the next timer instead of parking
+     * (time passes only when nothing can run; Scheduler.advanceVirtualClock makes it one jump at a
+     * time); with one worker, and the Injector interval fixed instead of timed, runs are
+     * reproducible.
      *
      * Spinning: before parking, a worker that found nothing retries a few times with
      * Thread.onSpinWait and then Thread.yield (seed 003: < 4 spins, then yields to 15). It pays
-     * when work arrives microseconds later (ping-pong between fibers on two workers): the worker
-     * is still awake and no unpark syscall is needed.
+     * when work arrives microseconds later from another thread: the worker is still awake and no
+     * unpark syscall is needed (measured in FiberIoStressTest.spinningBeforeParking...).
      */
+
+    private static final VarHandle LIFO;
+
+    static {
+        try {
+            LIFO = MethodHandles.lookup().findVarHandle(Worker.class, "lifo", Runnable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     static final int BUDGET = 128;
     static final int MAX_LIFO_POLLS = 3;
@@ -67,8 +89,8 @@ final class Worker implements Runnable {
     private final SplittableRandom random;
     private final Runnable[] batch = new Runnable[64];
 
-    /** The LIFO slot; this thread only. */
-    private Runnable lifo;
+    /** The LIFO slot: filled by this thread, emptied by getAndSet by this thread or a stealer. */
+    private volatile Runnable lifo;
     /** Set while this worker parks: execute() must not use the LIFO slot. This thread writes. */
     volatile boolean transitioningToPark;
     private int lifoPolls;
@@ -91,13 +113,27 @@ final class Worker implements Runnable {
         return scheduler == owner;
     }
 
-    /** Puts a task woken or spawned by a fiber running on this worker into the LIFO slot. */
-    void pushLifo(Runnable task) {
-        Runnable evicted = lifo;
-        lifo = task;
+    /**
+     * Puts a task woken or spawned by a fiber running on this worker into the LIFO slot; returns
+     * whether that evicted a task into the local queue (then idle workers may want to steal it).
+     */
+    boolean pushLifo(Runnable task) {
+        Runnable evicted = (Runnable) LIFO.getAndSet(this, task);
         if (evicted != null) {
             queue.push(evicted, scheduler.injector);
+            return true;
         }
+        return false;
+    }
+
+    /** Takes the task in the LIFO slot, or null; by this worker or a stealer. */
+    Runnable takeLifo() {
+        return lifo == null ? null : (Runnable) LIFO.getAndSet(this, (Runnable) null);
+    }
+
+    /** Returns whether the LIFO slot holds a task. */
+    boolean hasLifo() {
+        return lifo != null;
     }
 
     /** Puts a task at the back of the local queue (a yield, or a timer fired by this worker). */
@@ -117,7 +153,7 @@ final class Worker implements Runnable {
                 park();
             }
         }
-        lifo = null;
+        LIFO.setVolatile(this, (Runnable) null);
     }
 
     private void runTask(Runnable task) {
@@ -140,10 +176,12 @@ final class Worker implements Runnable {
 
     private void maintenance() {
         long now = System.nanoTime();
-        double sample = (double) (now - batchStartNanos) / ranSinceMaintenance;
-        averageTaskNanos = EWMA_ALPHA * sample + (1 - EWMA_ALPHA) * averageTaskNanos;
-        long interval = (long) (TARGET_INJECTOR_LATENCY_NANOS / Math.max(1.0, averageTaskNanos));
-        injectorInterval = Math.clamp(interval, MIN_INTERVAL, MAX_INTERVAL);
+        if (!scheduler.clockIsVirtual()) { // a virtual clock keeps a fixed interval: runs must not depend on timing
+            double sample = (double) (now - batchStartNanos) / ranSinceMaintenance;
+            averageTaskNanos = EWMA_ALPHA * sample + (1 - EWMA_ALPHA) * averageTaskNanos;
+            long interval = (long) (TARGET_INJECTOR_LATENCY_NANOS / Math.max(1.0, averageTaskNanos));
+            injectorInterval = Math.clamp(interval, MIN_INTERVAL, MAX_INTERVAL);
+        }
         ranSinceMaintenance = 0;
         batchStartNanos = now;
         scheduler.fireDueTimers();
@@ -159,20 +197,20 @@ final class Worker implements Runnable {
                 return task;
             }
         }
-        if (lifo != null && lifoPolls < MAX_LIFO_POLLS) {
-            task = lifo;
-            lifo = null;
-            lifoPolls++;
-            return task;
+        if (lifoPolls < MAX_LIFO_POLLS) {
+            task = takeLifo();
+            if (task != null) {
+                lifoPolls++;
+                return task;
+            }
         }
         lifoPolls = 0;
         task = queue.pop();
         if (task != null) {
             return task;
         }
-        if (lifo != null) {
-            task = lifo;
-            lifo = null;
+        task = takeLifo();
+        if (task != null) {
             return task;
         }
         task = fetchFromInjector();
@@ -220,6 +258,9 @@ final class Worker implements Runnable {
             Worker victim = workers[(start + i) % workers.length];
             if (victim != this) {
                 Runnable task = victim.queue.stealInto(queue);
+                if (task == null && victim.queue.isEmpty()) {
+                    task = victim.takeLifo(); // a slot its owner is not getting to
+                }
                 if (task != null) {
                     return task;
                 }
@@ -260,7 +301,9 @@ final class Worker implements Runnable {
             }
         }
         if (!scheduler.isStopped()) {
+            long parkedAt = System.nanoTime();
             parker.park(scheduler.parkTimeoutNanos(PARK_TIMEOUT_NANOS));
+            batchStartNanos += System.nanoTime() - parkedAt; // the EWMA measures time running tasks
         }
         transitioningToPark = false;
         if (!idle.unparkWorkerById(index)) {

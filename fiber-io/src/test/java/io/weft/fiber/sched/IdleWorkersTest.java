@@ -25,6 +25,9 @@ class IdleWorkersTest {
         assertTrue(idle.tryBecomeSearcher());
         assertFalse(idle.tryBecomeSearcher(), "a third searcher of four");
         assertEquals(2, idle.searching());
+        IdleWorkers three = new IdleWorkers(3);
+        assertTrue(three.tryBecomeSearcher());
+        assertFalse(three.tryBecomeSearcher(), "half of three, rounded down");
         IdleWorkers single = new IdleWorkers(1);
         assertTrue(single.tryBecomeSearcher(), "a single worker may search");
         assertFalse(single.tryBecomeSearcher());

@@ -13,6 +13,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * ever tried. Both sides then spin a random number of {@link Thread#onSpinWait()}s, which
  * spreads their relative start over a few hundred nanoseconds, about the length of the
  * protocols under test, so every interleaving gets its turn.
+ *
+ * <p>The two threads only race on two CPUs. Under jcstress' default affinity ({@code -af LOCAL})
+ * the fork of a one-actor test, which every Termination test is, runs under {@code taskset} on a
+ * single CPU: the signal then runs while the actor waits, and the interleavings these tests are
+ * about almost never happen (their mutants pass). Run them with {@code -af NONE}.
  */
 final class StartLine {
     /** Written once by the signal, read by the actor. */

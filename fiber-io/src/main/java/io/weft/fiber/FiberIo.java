@@ -72,7 +72,9 @@ public final class FiberIo implements Io, AutoCloseable {
      * close(): (1) `closing` is set, so spawnRaw refuses new tasks; (2) every live task is
      * cancelled: parked ones wake at their suspend point and unwind, running ones at their next
      * one; (3) the closing thread waits until the live set is empty or the timeout passes
-     * (each task that ends unparks the closer); (4) the workers stop and their threads are
+     * (each task that ends decrements `liveCount`, then unparks the closer if one is set; the
+     * closer sets itself, then reads the count: both sequentially consistent, so no lost wake-up.
+     * The set's own size would not do: its removals are plain writes under a bin lock); (4) the workers stop and their threads are
      * joined, within what is left of the same timeout. Tasks still alive then are reported by
      * close() in an IllegalStateException, never dropped silently; they stay parked (a virtual
      * thread cannot be killed). Worker threads that did not end are reported too. Idempotent: a
@@ -87,13 +89,15 @@ public final class FiberIo implements Io, AutoCloseable {
     private final Duration closeTimeout;
     private final String name;
     private final Set<RawTask> live = ConcurrentHashMap.newKeySet();
+    /** How many tasks are in `live`: what the closer waits on (the set's size is not fenced enough). */
+    private final AtomicInteger liveCount = new AtomicInteger();
     /** Spawns between their `closing` check and their entry in `live`. */
     private final AtomicInteger spawning = new AtomicInteger();
     private volatile boolean closing;
     private volatile Thread closer;
     private volatile boolean closed;
     /** Set by shutdown if some worker thread did not end in time (a fiber blocking its carrier). */
-    private volatile int stuckWorkers;
+    private volatile String stuckWorkers;
 
     private FiberIo(Builder builder) {
         Carriers.checkAvailable();
@@ -288,6 +292,7 @@ public final class FiberIo implements Io, AutoCloseable {
                 throw new IllegalStateException(this + " is closed: it accepts no new tasks");
             }
             live.add(task);
+            liveCount.incrementAndGet();
             startFiber(task);
         } finally {
             spawning.decrementAndGet();
@@ -300,6 +305,7 @@ public final class FiberIo implements Io, AutoCloseable {
                 task.run();
             } finally {
                 live.remove(task);
+                liveCount.decrementAndGet(); // then read closer: the closer writes closer, then reads the count
                 Thread waiting = closer;
                 if (waiting != null) {
                     LockSupport.unpark(waiting);
@@ -406,7 +412,7 @@ public final class FiberIo implements Io, AutoCloseable {
             }
             long deadline = System.nanoTime() + timeout.toNanos();
             boolean interrupted = false;
-            while (!live.isEmpty()) {
+            while (liveCount.get() != 0) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     break;
@@ -419,8 +425,9 @@ public final class FiberIo implements Io, AutoCloseable {
                 Thread.currentThread().interrupt();
             }
             List<RawTask> unfinished = new ArrayList<>(live);
-            long left = Math.max(1, deadline - System.nanoTime());
-            stuckWorkers = !scheduler.stop(Duration.ofNanos(left)) ? scheduler.workerCount() : 0;
+            // The workers get what is left of the timeout, and at least a moment to see the stop.
+            long left = Math.max(TimeUnit.MILLISECONDS.toNanos(100), deadline - System.nanoTime());
+            stuckWorkers = scheduler.stop(Duration.ofNanos(left)) ? null : scheduler.describeLiveWorkers();
             closed = true;
             return unfinished;
         }
@@ -441,9 +448,10 @@ public final class FiberIo implements Io, AutoCloseable {
                     + closeTimeout + " of being cancelled (they stay parked; a virtual thread cannot be killed): "
                     + unfinished);
         }
-        if (first && stuckWorkers > 0) {
+        String stuck = stuckWorkers;
+        if (first && stuck != null) {
             throw new IllegalStateException("some worker threads of " + name + " did not stop within " + closeTimeout
-                    + ": a fiber is blocking its carrier (pinned, or in blocking file I/O)");
+                    + " (a fiber blocking its carrier: pinned, or in blocking file I/O):\n" + stuck);
         }
     }
 

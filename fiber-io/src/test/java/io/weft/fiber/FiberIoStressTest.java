@@ -167,6 +167,8 @@ class FiberIoStressTest {
 
     @Test
     void yieldAndSpawnCostNextToDefaultSchedulerVirtualThreads() throws InterruptedException {
+        // Measured, printed, not asserted (no timing thresholds in tests): FiberIo with 1 worker
+        // against the JDK's default scheduler (one carrier per core), same program shape.
         int yields = 1_000_000;
         int spawns = 200_000;
         for (int round = 0; round < 3; round++) {
@@ -190,34 +192,43 @@ class FiberIoStressTest {
                 });
                 weftYield = (System.nanoTime() - t1) / (double) yields;
                 long t2 = System.nanoTime();
-                io.run(() -> {
+                int summed = io.call(() -> {
+                    int sum = 0;
                     List<Future<Integer>> batch = new ArrayList<>(1024);
                     for (int i = 0; i < spawns; i++) {
                         batch.add(Io.async(() -> 1));
-                        if (batch.size() == 1024) {
+                        if (batch.size() == 1024 || i == spawns - 1) {
                             for (Future<Integer> f : batch) {
-                                f.await();
+                                sum += f.await();
                             }
                             batch.clear();
                         }
                     }
-                    for (Future<Integer> f : batch) {
-                        f.await();
-                    }
+                    return sum;
                 });
+                assertEquals(spawns, summed);
                 weftSpawn = (System.nanoTime() - t2) / (double) spawns;
             }
 
+            // The same shape on the JDK: start a batch of 1,024 virtual threads, join them all.
             long t3 = System.nanoTime();
-            CountDownLatch done = new CountDownLatch(spawns);
+            int[] ran = new int[1];
+            List<Thread> batch = new ArrayList<>(1024);
             for (int i = 0; i < spawns; i++) {
-                Thread.ofVirtual().start(done::countDown);
+                batch.add(Thread.ofVirtual().start(() -> { }));
+                if (batch.size() == 1024 || i == spawns - 1) {
+                    for (Thread t : batch) {
+                        t.join();
+                        ran[0]++;
+                    }
+                    batch.clear();
+                }
             }
-            done.await();
             double jdkSpawn = (System.nanoTime() - t3) / (double) spawns;
+            assertEquals(spawns, ran[0]);
             System.out.printf("round %d: yield  FiberIo(1 worker) %6.1f ns, JDK default scheduler %6.1f ns, ratio %.2fx%n",
                     round, weftYield, jdkYield, jdkYield / weftYield);
-            System.out.printf("round %d: spawn+await FiberIo(1 worker) %6.1f ns, JDK vthread start+run %6.1f ns, ratio %.2fx%n",
+            System.out.printf("round %d: spawn+await FiberIo(1 worker) %6.1f ns, JDK vthread start+join %6.1f ns, ratio %.2fx%n",
                     round, weftSpawn, jdkSpawn, jdkSpawn / weftSpawn);
         }
     }

@@ -254,6 +254,22 @@ public final class Scheduler implements Executor {
         return allEnded;
     }
 
+    /** Describes the worker threads still alive, with where they are; for error messages. */
+    public String describeLiveWorkers() {
+        StringBuilder sb = new StringBuilder();
+        for (WorkerThread thread : threads) {
+            if (thread.isAlive()) {
+                sb.append(thread.getName()).append(' ').append(thread.getState());
+                StackTraceElement[] stack = thread.getStackTrace();
+                for (int i = 0; i < Math.min(8, stack.length); i++) {
+                    sb.append("\n    at ").append(stack[i]);
+                }
+                sb.append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
     /** Returns whether every worker thread has ended. */
     public boolean isTerminated() {
         for (WorkerThread thread : threads) {

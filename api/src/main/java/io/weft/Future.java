@@ -126,6 +126,20 @@ public interface Future<T> {
     Throwable exceptionNow();
 
     /**
+     * Registers {@code action} to run once when this future is done: at once on the calling thread
+     * if it already is, else on the thread that completes it. The action should be short and must
+     * not block (it runs inside the completion of the task); an exception it throws goes to that
+     * thread's uncaught-exception handler. Closing the returned registration before the action
+     * runs deregisters it, so a waiter that gives up leaves nothing behind. The building block of
+     * combinators that wait for one of many futures.
+     *
+     * @param action what to run when done
+     * @return a registration whose {@code close()} deregisters the action
+     * @throws NullPointerException if {@code action} is null
+     */
+    Registration onDone(Runnable action);
+
+    /**
      * Returns a {@link CompletableFuture} completed with this future's outcome (a failure as it is,
      * a cancellation as a {@link java.util.concurrent.CancellationException}). Cancelling the
      * returned future cancels this one. Dependent actions run on the thread that completes this

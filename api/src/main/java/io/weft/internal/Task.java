@@ -5,6 +5,7 @@ import io.weft.Future;
 import io.weft.Io;
 import io.weft.ParkToken;
 import io.weft.RawTask;
+import io.weft.Registration;
 import io.weft.TimedOut;
 import io.weft.TimerHandle;
 import java.lang.invoke.MethodHandles;
@@ -600,6 +601,19 @@ public final class Task<T> implements Future<T>, RawTask {
             throw new IllegalStateException(this + " did not fail");
         }
         return (Throwable) outcome;
+    }
+
+    @Override
+    public Registration onDone(Runnable action) {
+        if (action == null) {
+            throw new NullPointerException("action");
+        }
+        Waiter node = addWaiter(action);
+        if (node == null) {
+            action.run();
+            return () -> { };
+        }
+        return () -> removeWaiter(node);
     }
 
     @Override

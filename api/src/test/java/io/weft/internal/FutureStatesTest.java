@@ -166,6 +166,12 @@ class FutureStatesTest {
         }
 
         @Override
+        public io.weft.Registration onDone(Runnable action) {
+            action.run();
+            return () -> { };
+        }
+
+        @Override
         public CompletableFuture<String> toCompletableFuture() {
             return CompletableFuture.completedFuture("foreign");
         }

@@ -194,6 +194,25 @@ public abstract class AsyncAwaitContract extends IoContract {
     }
 
     @Test
+    void onDoneRunsOnceWhenDoneAndAClosedRegistrationNeverRuns() {
+        CompletableFuture<String> source = new CompletableFuture<>();
+        Future<String> f = Future.from(source);
+        AtomicInteger ran = new AtomicInteger();
+        AtomicInteger withdrawn = new AtomicInteger();
+        f.onDone(ran::incrementAndGet);
+        io.weft.Registration registration = f.onDone(withdrawn::incrementAndGet);
+        registration.close();
+        registration.close();
+        assertEquals(0, ran.get());
+        source.complete("done");
+        assertEquals(1, ran.get());
+        assertEquals(0, withdrawn.get(), "a closed registration ran");
+        f.onDone(ran::incrementAndGet); // already done: runs at once
+        assertEquals(2, ran.get());
+        assertTrue(f.toString().indexOf("waiters=") < 0);
+    }
+
+    @Test
     void aTaskAwaitingAnotherTaskGetsItsValue() {
         String result = inIo(() -> Io.async(() -> {
             Future<String> child = Io.async(() -> "child");

@@ -69,6 +69,7 @@ public abstract class BadInputContract extends IoContract {
     void nullFactoryArgumentsAreRejectedByName() {
         assertNpeNaming("stage", () -> Future.from(null));
         assertNpeNaming("failure", () -> Future.failed(null));
+        assertNpeNaming("action", () -> Future.completed(1).onDone(null));
     }
 
     @Test
@@ -155,6 +156,12 @@ public abstract class BadInputContract extends IoContract {
         @Override
         public Throwable exceptionNow() {
             throw new IllegalStateException();
+        }
+
+        @Override
+        public io.weft.Registration onDone(Runnable action) {
+            action.run();
+            return () -> { };
         }
 
         @Override

@@ -266,6 +266,19 @@ class FiberIoStressTest {
         });
     }
 
+    /** A plain thread runs many tiny root tasks one after another: each one wakes a worker. */
+    private static double remoteCallNanos(FiberIo io, int calls) {
+        long start = System.nanoTime();
+        long sum = 0;
+        for (int i = 0; i < calls; i++) {
+            int n = i;
+            sum += io.call(() -> n);
+        }
+        long elapsed = System.nanoTime() - start;
+        assertEquals((long) calls * (calls - 1) / 2, sum);
+        return elapsed / (double) calls;
+    }
+
     @Test
     void spinningBeforeParkingOnTwoWorkers() {
         int rounds = 100_000;
@@ -280,6 +293,16 @@ class FiberIoStressTest {
             }
             System.out.printf("round %d: fiber ping-pong round trip on 2 workers: spinning %,.0f ns, no spinning %,.0f ns%n",
                     round, spinning, parking);
+            double remoteSpinning;
+            double remoteParking;
+            try (FiberIo io = FiberIo.builder().workers(2).build()) {
+                remoteSpinning = remoteCallNanos(io, rounds / 10);
+            }
+            try (FiberIo io = FiberIo.builder().workers(2).spinBeforeParking(false).build()) {
+                remoteParking = remoteCallNanos(io, rounds / 10);
+            }
+            System.out.printf("round %d: root task from a plain thread, call+return on 2 workers: spinning %,.0f ns, no spinning %,.0f ns%n",
+                    round, remoteSpinning, remoteParking);
         }
     }
 }

@@ -1,0 +1,332 @@
+package io.weft.combinators;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.Cancelled;
+import io.weft.Future;
+import io.weft.Io;
+import io.weft.testing.Ios;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ScopeTest {
+    private static final Duration FOREVER = Duration.ofHours(1);
+
+    /** Counts bodies that started and bodies whose finally ran. */
+    private static final class Probe {
+        final AtomicInteger started = new AtomicInteger();
+        final AtomicInteger finished = new AtomicInteger();
+
+        <T> T sleepForever() {
+            started.incrementAndGet();
+            try {
+                Io.sleep(FOREVER);
+                return null;
+            } finally {
+                finished.incrementAndGet();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void joinWaitsForEveryChildAndTheirValuesAreReady(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            List<Integer> values = opened.call(() -> {
+                try (Scope scope = Scope.open()) {
+                    List<Future<Integer>> children = new ArrayList<>();
+                    for (int i = 0; i < 5; i++) {
+                        int n = i;
+                        children.add(scope.fork(() -> {
+                            Io.sleep(Duration.ofMillis(5 - n));
+                            return n * n;
+                        }));
+                    }
+                    scope.join();
+                    return children.stream().map(Future::resultNow).toList();
+                }
+            });
+            assertEquals(List.of(0, 1, 4, 9, 16), values);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void failFastJoinRethrowsTheFailureAndLaterChildrenAreCancelled(Ios.Kind kind) {
+        IllegalStateException boom = new IllegalStateException("boom");
+        Probe probe = new Probe();
+        AtomicReference<Future<Object>> sibling = new AtomicReference<>();
+        AtomicReference<Scope> scopeRef = new AtomicReference<>();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            RuntimeException thrown = assertThrows(RuntimeException.class, () -> opened.call(() -> {
+                try (Scope scope = Scope.open()) {
+                    scopeRef.set(scope);
+                    scope.fork(() -> {
+                        throw boom;
+                    });
+                    sibling.set(scope.fork(probe::sleepForever));
+                    scope.join();
+                    return null;
+                }
+            }));
+            assertSame(boom, thrown);
+            // BlockingIo: the sibling is never started; FiberIo: it is cancelled. Either way:
+            assertEquals(Future.State.CANCELLED, sibling.get().state());
+            assertEquals(probe.started.get(), probe.finished.get());
+            assertEquals(List.of(boom), scopeRef.get().failures());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#concurrent")
+    void failFastCancelsASiblingThatIsAlreadyRunning(Ios.Kind kind) {
+        IllegalStateException boom = new IllegalStateException("boom");
+        Probe probe = new Probe();
+        AtomicReference<Future<Object>> sibling = new AtomicReference<>();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            RuntimeException thrown = assertThrows(RuntimeException.class, () -> opened.call(() -> {
+                try (Scope scope = Scope.open()) {
+                    CompletableFuture<Void> siblingStarted = new CompletableFuture<>();
+                    sibling.set(scope.fork(() -> {
+                        siblingStarted.complete(null);
+                        return probe.sleepForever();
+                    }));
+                    scope.fork(() -> {
+                        Future.from(siblingStarted).await();
+                        throw boom;
+                    });
+                    scope.join();
+                    return null;
+                }
+            }));
+            assertSame(boom, thrown);
+            assertEquals(Future.State.CANCELLED, sibling.get().state());
+            assertEquals(1, probe.started.get());
+            assertEquals(1, probe.finished.get(), "the cancelled sibling's finally ran before join returned");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void failFastWrapsACheckedFailure(Ios.Kind kind) {
+        IOException io = new IOException("disk");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            CompletionException thrown = assertThrows(CompletionException.class, () -> opened.call(() -> {
+                try (Scope scope = Scope.open()) {
+                    scope.fork(() -> {
+                        throw io;
+                    });
+                    scope.join();
+                    return null;
+                }
+            }));
+            assertSame(io, thrown.getCause());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void supervisorCollectsFailuresAndSiblingsRunToCompletion(Ios.Kind kind) {
+        IllegalStateException first = new IllegalStateException("first");
+        IllegalArgumentException second = new IllegalArgumentException("second");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            List<Object> result = opened.call(() -> {
+                try (Scope scope = Scope.supervisor()) {
+                    scope.fork(() -> {
+                        throw first;
+                    });
+                    Future<Integer> survivor = scope.fork(() -> {
+                        Io.sleep(Duration.ofMillis(20));
+                        return 7;
+                    });
+                    scope.fork(() -> {
+                        throw second;
+                    });
+                    scope.join();
+                    return List.of(survivor.resultNow(), scope.failures());
+                }
+            });
+            assertEquals(7, result.get(0));
+            assertEquals(Set.of(first, second), Set.copyOf((List<?>) result.get(1)));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aChildThatEndsCancelledIsNotAFailure(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            List<Object> result = opened.call(() -> {
+                try (Scope scope = Scope.open()) {
+                    Future<Object> child = scope.fork(() -> {
+                        throw new Cancelled("gave up");
+                    });
+                    Future<Integer> other = scope.fork(() -> 3);
+                    scope.join();
+                    return List.of(child.state(), other.resultNow(), scope.failures());
+                }
+            });
+            assertEquals(List.of(Future.State.CANCELLED, 3, List.of()), result);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.combinators.Kinds#timed")
+    void closeWithoutJoinLeavesNoChildRunningAndEveryFinallyRan(Ios.Kind kind) {
+        Probe probe = new Probe();
+        List<Future<Object>> children = new ArrayList<>();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            opened.call(() -> {
+                try (Scope scope = Scope.open()) {
+                    for (int i = 0; i < 3; i++) {
+                        children.add(scope.fork(probe::sleepForever));
+                    }
+                }
+                return null;
+            });
+            for (Future<Object> child : children) {
+                assertTrue(child.isDone(), child + " outlived its scope");
+            }
+            assertEquals(probe.started.get(), probe.finished.get());
+            if (!kind.inline()) {
+                assertEquals(3, children.stream().filter(c -> c.state() == Future.State.CANCELLED).count());
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.combinators.Kinds#timed")
+    void ownerCancelledBeforeJoinCancelsChildrenAndJoinThrowsCancelled(Ios.Kind kind) {
+        Probe probe = new Probe();
+        List<Future<Object>> children = new ArrayList<>();
+        AtomicReference<Throwable> fromJoin = new AtomicReference<>();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            Future.State ownerState = opened.call(() -> {
+                Future<Object> owner = Io.async(() -> {
+                    try (Scope scope = Scope.open()) {
+                        children.add(scope.fork(probe::sleepForever));
+                        children.add(scope.fork(probe::sleepForever));
+                        Io.currentTask().orElseThrow().cancel();
+                        try {
+                            scope.join();
+                        } catch (Cancelled c) {
+                            fromJoin.set(c);
+                            throw c;
+                        }
+                        return null;
+                    }
+                });
+                try {
+                    owner.await();
+                } catch (Cancelled expected) {
+                    // checked through the state below
+                }
+                return owner.state();
+            });
+            assertEquals(Future.State.CANCELLED, ownerState);
+            assertInstanceOf(Cancelled.class, fromJoin.get());
+            children.forEach(child -> assertTrue(child.isDone(), child + " outlived its scope"));
+            assertEquals(probe.started.get(), probe.finished.get());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#concurrent")
+    void ownerCancelledWhileJoiningCancelsTheChildren(Ios.Kind kind) {
+        Probe probe = new Probe();
+        List<Future<Object>> children = new ArrayList<>();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            Future.State ownerState = opened.call(() -> {
+                CompletableFuture<Void> running = new CompletableFuture<>();
+                Future<Object> owner = Io.async(() -> {
+                    try (Scope scope = Scope.open()) {
+                        children.add(scope.fork(probe::sleepForever));
+                        children.add(scope.fork(() -> {
+                            running.complete(null);
+                            return probe.sleepForever();
+                        }));
+                        scope.join();
+                        return null;
+                    }
+                });
+                Future.from(running).await();
+                owner.cancel();
+                assertThrows(Cancelled.class, owner::await);
+                return owner.state();
+            });
+            assertEquals(Future.State.CANCELLED, ownerState);
+            children.forEach(child -> assertEquals(Future.State.CANCELLED, child.state()));
+            assertEquals(probe.started.get(), probe.finished.get());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void forkAndJoinAfterCloseThrowAndCloseIsIdempotent(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            opened.call(() -> {
+                Scope scope = Scope.open();
+                scope.close();
+                scope.close();
+                assertThrows(IllegalStateException.class, () -> scope.fork(() -> 1));
+                assertThrows(IllegalStateException.class, scope::join);
+                return null;
+            });
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void onlyTheOwnerMayForkJoinOrClose(Ios.Kind kind) throws Exception {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            List<Throwable> seen = opened.call(() -> {
+                try (Scope scope = Scope.open()) {
+                    Future<List<Throwable>> child = scope.fork(() -> List.of(
+                            assertThrows(WrongThreadException.class, () -> scope.fork(() -> 1)),
+                            assertThrows(WrongThreadException.class, scope::join),
+                            assertThrows(WrongThreadException.class, scope::close)));
+                    scope.join();
+                    return child.resultNow();
+                }
+            });
+            assertEquals(3, seen.size());
+            Scope plain = Scope.open(); // owned by this plain test thread
+            CompletableFuture<Throwable> other = new CompletableFuture<>();
+            Thread.ofPlatform().start(() -> {
+                try {
+                    plain.fork(() -> 1);
+                    other.complete(null);
+                } catch (Throwable t) {
+                    other.complete(t);
+                }
+            });
+            assertInstanceOf(WrongThreadException.class, other.get());
+            plain.close();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void nullBodyIsRejectedByName(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            NullPointerException npe = opened.call(() -> {
+                try (Scope scope = Scope.open()) {
+                    return assertThrows(NullPointerException.class, () -> scope.fork(null));
+                }
+            });
+            assertEquals("body", npe.getMessage());
+        }
+    }
+}

@@ -7,4 +7,5 @@ module io.weft.samples {
     requires io.weft;
     requires io.weft.blocking;
     requires io.weft.fiber;
+    requires io.weft.combinators;
 }

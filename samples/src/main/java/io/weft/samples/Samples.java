@@ -42,6 +42,9 @@ public final class Samples {
         out.println();
         heading(out, "fibers: the same code on FiberIo, where tasks run at the same time");
         Fibers.run(out);
+        out.println();
+        heading(out, "pipeline: channels, a timeout and a structured scope");
+        Pipeline.run(out);
     }
 
     private static void heading(PrintStream out, String title) {

@@ -105,7 +105,8 @@ class SamplesTest {
                 List.of("== quotes: Io.async look-ups and Io.race",
                         "== cancellation: cancel a sleeping task, finally, Cancelled, Io.shield",
                         "== virtual clock: hours of sleeps in no time",
-                        "== fibers: the same code on FiberIo, where tasks run at the same time"),
+                        "== fibers: the same code on FiberIo, where tasks run at the same time",
+                        "== pipeline: channels, a timeout and a structured scope"),
                 headings);
         assertTrue(out.lines().contains("[05:15:00.000 = 18900000 ms] night shift ends"), out.lines()::toString);
     }
@@ -123,6 +124,21 @@ class SamplesTest {
         assertTrue(out.lines().contains("[00:00:00.005 = 5 ms] race on fibers: the replica wins; the primary is CANCELLED"),
                 String.join("\n", out.lines()));
         assertTrue(out.lines().contains("[03:30:00.000 = 12600000 ms] backed up the database and the files"),
+                String.join("\n", out.lines()));
+    }
+
+    @Test
+    void pipelinePricesEveryOrderInOrderAndFallsBackOnTimeouts() {
+        Output out = new Output();
+
+        List<Pipeline.Priced> priced = Pipeline.run(out.stream);
+
+        assertEquals(List.of(1, 2, 3, 4, 5, 6), priced.stream().map(Pipeline.Priced::order).toList());
+        assertEquals(List.of("quoted", "quoted", "list price", "quoted", "quoted", "list price"),
+                priced.stream().map(Pipeline.Priced::source).toList());
+        assertTrue(out.lines().contains("[00:00:00.010 = 10 ms] producer: order 4 queued"),
+                "the producer waited for room (backpressure): " + String.join("\n", out.lines()));
+        assertTrue(out.lines().contains("[00:00:00.120 = 120 ms] all 6 orders priced; the scope is done"),
                 String.join("\n", out.lines()));
     }
 }

@@ -47,6 +47,11 @@ import java.util.function.Consumer;
  *   <li>a cancelled {@code send} has not enqueued its item: the channel calls the
  *       {@linkplain #bounded(int, Consumer) undelivered-item hook} with it, then throws.
  * </ul>
+ * These guarantees hold at the call. An item returned by {@code receive} inside a task that is
+ * cancelled before the task returns it (for example {@code Futures.timeout(d, ch::receive)} when
+ * the item and the deadline arrive together) is dropped with the task's value: a task's value
+ * after {@code cancel()} is dropped. Record the hand-off before returning, or receive in the
+ * task that uses the item.
  * Rendezvous (capacity 0) is not offered, see {@link #bounded(int)}.
  *
  * @param <T> the type of the items
@@ -79,9 +84,12 @@ public final class Channel<T> implements Iterable<T> {
      * slot sequences and items by the claimant of the slot, read by all; a Waiters list and flag
      * are written under its lock, the flag is read by anyone. Woken waiters are not handed an
      * item: a wake-up is a permission to retry the ring (the wake-and-retry design). Each ring
-     * write wakes at most one waiter; a waiter that finds nothing after its wake-up (a fast-path
-     * caller got there first) links a new node and parks again; nothing is lost because every
-     * later ring write wakes again.
+     * write wakes one waiter; a waiter that finds nothing after its wake-up (a fast-path caller
+     * got there first, or the head slot is claimed but not yet published) links a new node and
+     * parks again. Its wake-up is not lost: every successful take (put) that still sees items or
+     * claims (room) while receivers (senders) wait, or sees the channel closed, wakes the next
+     * one (afterTake/afterPut), so a wake-up used up on an unpublished slot is passed on by the
+     * operation that follows its publish.
      *
      * Cancellation safety: items leave the ring only through poll(), whose caller returns the item
      * at once (no suspend point in between), so a cancelled receive never consumes anything. A
@@ -93,7 +101,8 @@ public final class Channel<T> implements Iterable<T> {
      * Closing: Ring.close() sets tail's mark with a CAS, so a send either claimed its slot before
      * the close (and its item is drained) or sees the mark; then both lists are woken. Receivers
      * find "closed and drained" (head caught up with tail) or park again if a producer that claimed
-     * before the close has not published yet (its publish wakes them).
+     * before the close has not published yet: its publish wakes one receiver, whose take sees the
+     * close and wakes the next, and the receiver that finds the channel drained wakes them all.
      *
      * Alternatives: handing items directly to parked receivers (kotlinx.coroutines, Go) saves a
      * retry but makes cancellation a race between the hand-off and the cancel that must be undone
@@ -110,10 +119,15 @@ public final class Channel<T> implements Iterable<T> {
     private final Consumer<? super T> onUndelivered;
 
     private Channel(int capacity, Consumer<? super T> onUndelivered) {
+        this(capacity, onUndelivered, null);
+    }
+
+    /** For tests: {@code afterClaim} runs inside a send between its slot claim and its publish. */
+    Channel(int capacity, Consumer<? super T> onUndelivered, java.util.function.LongConsumer afterClaim) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be at least 1, was " + capacity);
         }
-        this.ring = new Ring<>(capacity);
+        this.ring = new Ring<>(capacity, afterClaim);
         this.onUndelivered = onUndelivered;
     }
 
@@ -202,7 +216,7 @@ public final class Channel<T> implements Iterable<T> {
                 }
             }
             if (offer == Ring.Offer.ADDED) {
-                receivers.wakeOne();
+                afterPut();
                 return;
             }
             throw undelivered(item, new ChannelClosed("send on a closed channel"));
@@ -222,7 +236,7 @@ public final class Channel<T> implements Iterable<T> {
         Objects.requireNonNull(item, "item");
         return switch (ring.offer(item)) {
             case ADDED -> {
-                receivers.wakeOne();
+                afterPut();
                 yield true;
             }
             case FULL -> false;
@@ -246,11 +260,11 @@ public final class Channel<T> implements Iterable<T> {
         while (true) {
             T item = ring.poll();
             if (item != null) {
-                senders.wakeOne();
+                afterTake();
                 return item;
             }
             if (ring.isClosedAndDrained()) {
-                throw drained();
+                throw drainedFor(receivers);
             }
             Io io = Io.current();
             Waiters.Node node = new Waiters.Node(io, ParkToken.create());
@@ -266,9 +280,9 @@ public final class Channel<T> implements Iterable<T> {
                 continue; // woken: an item (or a close) to look at
             }
             if (ready == ReceiveEnd.DRAINED) {
-                throw drained();
+                throw drainedFor(receivers);
             }
-            senders.wakeOne();
+            afterTake();
             @SuppressWarnings("unchecked") // only items of type T are ever in the ring
             T received = (T) ready;
             return received;
@@ -284,7 +298,7 @@ public final class Channel<T> implements Iterable<T> {
     public T tryReceive() {
         T item = ring.poll();
         if (item != null) {
-            senders.wakeOne();
+            afterTake();
         }
         return item;
     }
@@ -393,7 +407,30 @@ public final class Channel<T> implements Iterable<T> {
         return reason;
     }
 
-    private static ChannelClosed drained() {
+    /**
+     * After an item went in: wake a receiver; and if more senders wait while there is still room
+     * (or the channel closed), wake the next sender too. The chain matters when a woken waiter
+     * found a slot claimed but not yet published and went back to sleep: the wake-up it used is
+     * passed on by the next successful operation instead of being lost.
+     */
+    private void afterPut() {
+        receivers.wakeOne();
+        if (senders.hasWaiters() && (ring.hasRoom() || ring.isClosed())) {
+            senders.wakeOne();
+        }
+    }
+
+    /** After an item came out: wake a sender; chain to the next receiver as {@link #afterPut} does. */
+    private void afterTake() {
+        senders.wakeOne();
+        if (receivers.hasWaiters() && (ring.hasPending() || ring.isClosed())) {
+            receivers.wakeOne();
+        }
+    }
+
+    /** The end of the stream: every other parked receiver must see it too. */
+    private static ChannelClosed drainedFor(Waiters receivers) {
+        receivers.wakeAll();
         return new ChannelClosed("receive on a closed and drained channel");
     }
 

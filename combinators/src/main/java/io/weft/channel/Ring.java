@@ -57,7 +57,15 @@ final class Ring<T> {
     /** (next position to fill << 1) | closed mark. CAS by producers and close(). */
     private final AtomicLong tail = new AtomicLong();
 
+    /** A test seam: runs between a producer's claim and its publish; null in production. */
+    private final java.util.function.LongConsumer afterClaim;
+
     Ring(int capacity) {
+        this(capacity, null);
+    }
+
+    Ring(int capacity, java.util.function.LongConsumer afterClaim) {
+        this.afterClaim = afterClaim;
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be at least 1, was " + capacity);
         }
@@ -85,6 +93,9 @@ final class Ring<T> {
             long diff = sequences.get(slot) - 2 * position;
             if (diff == 0) {
                 if (tail.compareAndSet(t, t + ONE_POSITION)) {
+                    if (afterClaim != null) {
+                        afterClaim.accept(position);
+                    }
                     items[slot] = item;
                     sequences.set(slot, 2 * position + 1); // volatile: the Dekker "data" write
                     return Offer.ADDED;
@@ -129,6 +140,16 @@ final class Ring<T> {
                 return true;
             }
         }
+    }
+
+    /** Whether some position between head and tail holds an item or is claimed by a producer. */
+    boolean hasPending() {
+        return head.get() < (tail.get() >>> 1);
+    }
+
+    /** Whether fewer positions are taken than the capacity (a slot may still be being freed). */
+    boolean hasRoom() {
+        return (tail.get() >>> 1) - head.get() < capacity;
     }
 
     boolean isClosed() {

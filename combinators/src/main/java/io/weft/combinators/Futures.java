@@ -196,7 +196,8 @@ public final class Futures {
      * unwinding, so the body's {@code finally} blocks have run before it returns or throws.
      *
      * <p>The deadline is {@code duration} after the call, rounded up to whole milliseconds, on
-     * {@link Io#nowMs()}; a body that completes at the deadline exactly counts as in time. Under
+     * {@link Io#nowMs()}. A body that completes exactly at the deadline may count as in time
+     * or not, depending on which the Io runs first: the body's completion or the deadline. Under
      * an inline Io (BlockingIo) the body runs to completion before it can be looked at and cannot
      * be cancelled midway: if it completed after the deadline its value is dropped (its failure
      * is attached as suppressed) and {@code TimedOut} is thrown, the same outcome as on a

@@ -17,7 +17,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link Cancelled} holding none; a permit is never lost or duplicated, including when
  * {@link #release()} hands a permit to a waiter at the moment it is cancelled (the cancelled
  * waiter passes that permit on). Who is cancelled when: nothing is cancelled by the semaphore;
- * a cancelled waiter simply leaves the queue.
+ * a cancelled waiter simply leaves the queue. The guarantee is at the call: a task that acquires
+ * and is cancelled before it returns still holds the permit, and a value it returns after the
+ * cancel is dropped, so release in a {@code finally} (or use {@link #withPermit}) rather than
+ * handing the permit out through the task's value.
  *
  * {@snippet :
  * Semaphore connections = new Semaphore(8);
@@ -99,9 +102,9 @@ public final class Semaphore {
         }
         try {
             waiter.io.suspendRaw(waiter.token); // returns only once readied, i.e. granted
-        } catch (Cancelled c) {
+        } catch (RuntimeException | Error e) { // Cancelled, or anything else a runtime throws
             abandon(waiter);
-            throw c;
+            throw e;
         }
     }
 

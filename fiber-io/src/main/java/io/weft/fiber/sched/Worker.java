@@ -18,8 +18,9 @@ final class Worker implements Runnable {
      * fiber parks, yields or ends.
      *
      * Finding work, in order (DESIGN §5):
-     *   0. every `injectorInterval` tasks, one task from the Injector first (fairness for
-     *      external submissions, however busy the local queues are);
+     *   0. every `injectorInterval` tasks, a fair-share batch from the Injector first (fairness
+     *      for external submissions, however busy the local queues are: one task per interval
+     *      starved them behind yield-looping fibers, measured in SpawnManyRemoteBusy);
      *   1. the LIFO slot, at most MAX_LIFO_POLLS in a row (a fiber waking a fiber waking ... must
      *      not starve the queue): "per tick" in DESIGN §5 means consecutive polls here;
      *   2. the local RunQueue;
@@ -191,7 +192,9 @@ final class Worker implements Runnable {
     Runnable nextTask() {
         Runnable task;
         if (tick % injectorInterval == 0 && !scheduler.injector.isEmpty()) {
-            task = scheduler.injector.pop();
+            // A fair-share batch, not one task: with yield-looping fibers the local queue never
+            // empties, and one external task per interval would starve the Injector.
+            task = fetchFromInjector();
             if (task != null) {
                 lifoPolls = 0;
                 return task;

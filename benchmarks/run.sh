@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Builds Weft's JMH benchmarks and runs them, every peer side by side in one run.
+#
+#   benchmarks/run.sh [quick|full|smoke] [extra JMH arguments...]
+#
+#   quick  (default) 1 fork, 2 × 1 s warm-up, 3 × 1 s measurement: 44 trials, about 5-7 minutes on 2 cores.
+#          Writes benchmarks/target/results.json and BENCHMARKS.md at the repository root.
+#   full   3 forks, 5 × 2 s warm-up, 5 × 2 s measurement: about 50 minutes on 2 cores; for careful
+#          runs on a quiet machine. Writes the same files.
+#   smoke  every benchmark for one tiny iteration (1 fork, no warm-up, 1 × 100 ms), so they cannot
+#          rot; fails on any benchmark error; writes benchmarks/target/smoke.json, no report.
+#
+# Extra arguments go to JMH, e.g. a benchmark filter (`TokioSuite.pingPong`), `-p peer=fiber,vthread`
+# or a profiler (`-prof gc`, `-prof stack`). MVN_OPTS adds Maven flags (e.g. MVN_OPTS=-o offline).
+set -euo pipefail
+
+mode=${1:-quick}
+[[ $# -gt 0 ]] && shift
+case "$mode" in
+    quick) jmh=(-f 1 -wi 2 -w 1s -i 3 -r 1s) ;;
+    full)  jmh=(-f 3 -wi 5 -w 2s -i 5 -r 2s) ;;
+    smoke) jmh=(-f 1 -wi 0 -i 1 -r 100ms) ;;
+    *) echo "usage: benchmarks/run.sh [quick|full|smoke] [extra JMH arguments...]" >&2; exit 2 ;;
+esac
+
+cd "$(dirname "$0")/.."
+source .ci/find-jdk.sh
+
+# Install the modules the benchmarks use (tests skipped: this is not the test command), then
+# package the benchmarks into benchmarks/target/benchmarks.jar.
+mvn=(mvn -B -q ${MVN_OPTS:-})
+if ! "${mvn[@]}" -pl api,blocking-io,fiber-io -am install -DskipTests; then
+    echo "run.sh: installing api,blocking-io,fiber-io failed; retrying with io-protocol listed explicitly" >&2
+    "${mvn[@]}" -pl api,io-protocol,blocking-io,fiber-io -am install -DskipTests
+fi
+"${mvn[@]}" -f benchmarks/pom.xml package -DskipTests
+
+jar=benchmarks/target/benchmarks.jar
+if [[ $mode == smoke ]]; then
+    results=benchmarks/target/smoke.json
+else
+    results=benchmarks/target/results.json
+fi
+# -foe: a benchmark that throws (a failed correctness check included) fails the whole run.
+cmd=(java -jar "$jar" "${jmh[@]}" -foe true -rf json -rff "$results" "$@")
+echo "Running: ${cmd[*]}"
+start=$(date +%s)
+if [[ $mode == smoke ]]; then
+    # A benchmark that hangs must fail the smoke run, not stall it forever.
+    timeout --foreground 30m "${cmd[@]}"
+else
+    "${cmd[@]}"
+fi
+echo "JMH finished in $(( $(date +%s) - start )) s"
+
+if [[ $mode != smoke ]]; then
+    command="benchmarks/run.sh $mode${*:+ $*}  (JMH: ${cmd[*]})"
+    java -cp "$jar" io.weft.benchmarks.Report "$results" BENCHMARKS.md "$command"
+fi

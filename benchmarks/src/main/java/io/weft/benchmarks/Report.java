@@ -1,0 +1,393 @@
+package io.weft.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Writes {@code BENCHMARKS.md} from a JMH JSON result file: one table per workload with every
+ * peer's score, error and unit, and FiberIo's ratio to the best other peer. Not thread-safe; a
+ * command-line tool.
+ *
+ * {@snippet lang=sh :
+ * java -cp benchmarks/target/benchmarks.jar io.weft.benchmarks.Report \
+ *     benchmarks/target/results.json BENCHMARKS.md "benchmarks/run.sh quick"
+ * }
+ */
+public final class Report {
+    /** Peers in the order the tables list them. */
+    private static final List<String> PEERS = List.of("fiber", "vthread", "fjp", "tpe", "reactor", "blocking");
+    private static final Map<String, String> PEER_NAMES = Map.of(
+            "fiber", "FiberIo (2 workers)",
+            "vthread", "JDK virtual threads, default scheduler (parallelism 2)",
+            "fjp", "ForkJoinPool(2) / CompletableFuture",
+            "tpe", "ThreadPoolExecutor, 2 platform threads",
+            "reactor", "Reactor, Schedulers.newParallel(2)",
+            "blocking", "BlockingIo (inline; Weft's own floor, not a competitor)");
+    /** What each workload does; the benchmarks' Javadoc says how each peer does it. */
+    private static final Map<String, String> WORKLOADS = new LinkedHashMap<>();
+
+    static {
+        WORKLOADS.put("TokioSuite.spawnManyLocal", "spawn_many_local: 10,000 tasks spawned from inside a task, then all awaited by it.");
+        WORKLOADS.put("TokioSuite.spawnManyRemoteIdle", "spawn_many_remote_idle: 10,000 tasks spawned from the benchmark thread (outside any task), then awaited.");
+        WORKLOADS.put("SpawnManyRemoteBusy.spawnManyRemoteBusy", "spawn_many_remote_busy: as remote_idle, while 2 spinner tasks keep both workers busy for the whole trial "
+                + "(5 µs of spinning, then a yield: Thread.yield on fibers, resubmission on tpe, running one pending submission "
+                + "on fjp). Virtual threads are not run: with yield-looping virtual threads on both carriers, the JDK default "
+                + "scheduler never ran the remote spawns (see SpawnManyRemoteBusy's Javadoc).");
+        WORKLOADS.put("TokioSuite.yieldMany", "yield_many: 200 tasks × 1,000 yields (Thread.yield on fibers and virtual threads; resubmission to the back of a shared queue on fjp/tpe).");
+        WORKLOADS.put("TokioSuite.pingPong", "ping_pong: two tasks pass a turn 1,000 round trips (fiber: ParkToken + Io.ready/suspendRaw; vthread: LockSupport park/unpark; fjp/tpe: each step submits the other).");
+        WORKLOADS.put("TokioSuite.chainedSpawn", "chained_spawn: 1,000 tasks, each spawns the next and ends; the last completes a future.");
+        WORKLOADS.put("Futures.awaitChain", "chain of 100 awaits: each task awaits the previous one's value (CompletableFuture: thenApplyAsync; Reactor: publishOn + map).");
+        WORKLOADS.put("Futures.race", "race with loser cancellation, 100 in a row: a task returning at once vs one that would take 1 h, loser cancelled (Io.race; invokeAny; anyOf + cancel; Mono.firstWithValue).");
+        WORKLOADS.put("Futures.fanOutFanIn", "fan-out/fan-in: 1,000 tasks started, all values summed (await each; allOf; flatMap).");
+        WORKLOADS.put("Floors", "Floors, per single operation: `parkUnparkPingPong` is one park/unpark round trip between two "
+                + "platform threads (the ping_pong loop on platform threads); `atomicLongCas` one uncontended AtomicLong "
+                + "compare-and-set; `virtualThreadYieldOnTrivialScheduler` one Thread.yield of a virtual thread built with "
+                + "VirtualThreadBuilder(Executor) on a single-thread ArrayDeque run loop (the floor under FiberIo's yield).");
+    }
+
+    private Report() {}
+
+    /** One peer's score in one workload. */
+    record Score(String workload, String peer, double score, double error, String unit, String mode) {
+        boolean lowerIsBetter() {
+            return !mode.equals("thrpt");
+        }
+    }
+
+    /**
+     * Reads the JMH JSON results and writes the Markdown report.
+     *
+     * @param args the JSON results, the Markdown file to write, the command that produced them
+     * @throws IOException if a file cannot be read or written
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length != 3) {
+            System.err.println("usage: Report <jmh-results.json> <output.md> <command>");
+            System.exit(2);
+        }
+        Object parsed = new Json(Files.readString(Path.of(args[0]))).parse();
+        if (!(parsed instanceof List<?> runs) || runs.isEmpty()) {
+            throw new IllegalArgumentException(args[0] + " holds no JMH results");
+        }
+        String markdown = render(runs, args[2]);
+        Files.writeString(Path.of(args[1]), markdown);
+        System.out.println("wrote " + args[1] + " (" + runs.size() + " results)");
+    }
+
+    static String render(List<?> runs, String command) throws IOException {
+        Map<String, Map<String, Score>> byWorkload = new LinkedHashMap<>();
+        Map<?, ?> first = (Map<?, ?>) runs.get(0);
+        for (Object run : runs) {
+            Map<?, ?> result = (Map<?, ?>) run;
+            String benchmark = (String) result.get("benchmark");
+            String workload = benchmark.substring(benchmark.lastIndexOf('.', benchmark.lastIndexOf('.') - 1) + 1);
+            Map<?, ?> params = (Map<?, ?>) result.get("params");
+            String peer = params != null && params.get("peer") != null ? (String) params.get("peer") : "floor";
+            if (workload.startsWith("Floors.")) {
+                peer = workload.substring("Floors.".length()); // all floors share one table
+                workload = "Floors";
+            }
+            Map<?, ?> metric = (Map<?, ?>) result.get("primaryMetric");
+            Score score = new Score(workload, peer, number(metric.get("score")), number(metric.get("scoreError")),
+                    (String) metric.get("scoreUnit"), (String) result.get("mode"));
+            byWorkload.computeIfAbsent(workload, key -> new LinkedHashMap<>()).put(peer, score);
+        }
+
+        StringBuilder out = new StringBuilder();
+        out.append("# Weft benchmarks\n\n");
+        out.append("FiberIo side by side with what users would pick instead, every peer in the same JMH run, all with ")
+                .append(Peers.WORKERS).append(" worker threads. Generated by `io.weft.benchmarks.Report` from JMH's JSON; ")
+                .append("the code is in [`benchmarks/`](benchmarks/src/main/java/io/weft/benchmarks).\n\n");
+        out.append("| | |\n|---|---|\n");
+        out.append("| command | `").append(command).append("` |\n");
+        out.append("| date | ").append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_LOCAL_DATE_TIME).substring(0, 19)).append(" UTC |\n");
+        out.append("| JDK | ").append(first.get("jdkVersion")).append(", ").append(first.get("vmName")).append(' ')
+                .append(first.get("vmVersion")).append(" |\n");
+        out.append("| JMH | ").append(first.get("jmhVersion")).append(": ").append(integer(first.get("forks"))).append(" fork(s), ")
+                .append(integer(first.get("warmupIterations"))).append(" × ").append(first.get("warmupTime")).append(" warm-up, ")
+                .append(integer(first.get("measurementIterations"))).append(" × ").append(first.get("measurementTime"))
+                .append(" measurement, ").append(first.get("mode")).append(" mode |\n");
+        out.append("| JVM flags | `").append(String.join(" ", strings(first.get("jvmArgs")))).append("` |\n");
+        out.append("| OS | ").append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.version"))
+                .append(' ').append(System.getProperty("os.arch")).append(" |\n");
+        out.append("| CPU | ").append(Runtime.getRuntime().availableProcessors()).append(" × ").append(cpuModel()).append(" |\n\n");
+
+        out.append("**How to read the ratio.** Every workload is measured as time per operation (one operation = the whole ")
+                .append("workload, e.g. 10,000 spawns), so lower scores are better. *FiberIo ratio* = best other peer's score ÷ ")
+                .append("FiberIo's score (for a throughput mode it would be FiberIo's ÷ the best other's): **> 1 means FiberIo is ")
+                .append("better** by that factor, < 1 that it is behind. \"Other\" excludes `blocking` (BlockingIo runs tasks inline ")
+                .append("with no scheduling; it is Weft's own floor, shown for reference). The per-row column is the same ratio ")
+                .append("against that row's peer. Error is JMH's 99.9% confidence half-width (NaN with a single iteration). ")
+                .append("Scores on a shared or noisy machine are not comparable across runs; the ratios within one run are what ")
+                .append("this report is for.\n\n");
+
+        StringBuilder summary = new StringBuilder();
+        summary.append("## Summary\n\n| workload | FiberIo | best other peer | FiberIo ratio |\n|---|---:|---|---:|\n");
+        StringBuilder tables = new StringBuilder();
+        for (Map.Entry<String, Map<String, Score>> entry : ordered(byWorkload)) {
+            String workload = entry.getKey();
+            Map<String, Score> scores = entry.getValue();
+            tables.append("## ").append(workload).append("\n\n");
+            tables.append(WORKLOADS.getOrDefault(workload, "")).append("\n\n");
+            Score fiber = scores.get("fiber");
+            Optional<Score> best = scores.values().stream()
+                    .filter(score -> PEERS.contains(score.peer()) && !score.peer().equals("fiber") && !score.peer().equals("blocking"))
+                    .min((a, b) -> Double.compare(a.lowerIsBetter() ? a.score() : -a.score(), b.lowerIsBetter() ? b.score() : -b.score()));
+            boolean withRatio = fiber != null;
+            tables.append(withRatio ? "| peer" : "| floor").append(" | score | error (±) | units |").append(withRatio ? " FiberIo ratio vs this peer |" : "").append('\n');
+            tables.append("|---|---:|---:|---|").append(withRatio ? "---:|" : "").append('\n');
+            for (Score score : inPeerOrder(scores)) {
+                tables.append("| ").append(PEER_NAMES.getOrDefault(score.peer(), "`" + score.peer() + "`"))
+                        .append(" | ").append(format(score.score())).append(" | ").append(format(score.error()))
+                        .append(" | ").append(score.unit()).append(" |");
+                if (withRatio) {
+                    tables.append(' ').append(score.peer().equals("fiber") ? "—" : ratio(fiber, score)).append(" |");
+                }
+                tables.append('\n');
+            }
+            if (withRatio && best.isPresent()) {
+                String ratio = ratio(fiber, best.get());
+                tables.append("\n**FiberIo ratio vs the best other peer (").append(best.get().peer()).append("): ")
+                        .append(ratio).append("** (> 1: FiberIo better).\n");
+                summary.append("| ").append(workload).append(" | ").append(format(fiber.score())).append(' ').append(fiber.unit())
+                        .append(" | ").append(best.get().peer()).append(", ").append(format(best.get().score())).append(' ')
+                        .append(best.get().unit()).append(" | ").append(ratio).append(" |\n");
+            }
+            tables.append('\n');
+        }
+        out.append(summary).append('\n').append(tables);
+        out.append("## Not measured here\n\n")
+                .append("- Memory per parked fiber is not a JMH benchmark: the fiber-io stress tests already measure bytes per ")
+                .append("parked fiber (100,000 parked at once).\n")
+                .append("- Channel MPMC and Publisher throughput: added when those modules exist.\n");
+        return out.toString();
+    }
+
+    private static List<Map.Entry<String, Map<String, Score>>> ordered(Map<String, Map<String, Score>> byWorkload) {
+        List<Map.Entry<String, Map<String, Score>>> entries = new ArrayList<>(byWorkload.entrySet());
+        List<String> order = new ArrayList<>(WORKLOADS.keySet());
+        entries.sort((a, b) -> Integer.compare(rank(order, a.getKey()), rank(order, b.getKey())));
+        return entries;
+    }
+
+    private static int rank(List<String> order, String workload) {
+        int index = order.indexOf(workload);
+        return index >= 0 ? index : order.size();
+    }
+
+    private static List<Score> inPeerOrder(Map<String, Score> scores) {
+        List<Score> list = new ArrayList<>(scores.values());
+        list.sort((a, b) -> Integer.compare(peerRank(a.peer()), peerRank(b.peer())));
+        return list;
+    }
+
+    private static int peerRank(String peer) {
+        int index = PEERS.indexOf(peer);
+        return index >= 0 ? index : PEERS.size();
+    }
+
+    /** FiberIo's advantage over {@code other}: > 1 means FiberIo is better. */
+    private static String ratio(Score fiber, Score other) {
+        double ratio = fiber.lowerIsBetter() ? other.score() / fiber.score() : fiber.score() / other.score();
+        return String.format(Locale.ROOT, "%.2f×", ratio);
+    }
+
+    private static String format(double value) {
+        if (Double.isNaN(value)) {
+            return "NaN";
+        }
+        double magnitude = Math.abs(value);
+        String pattern = magnitude >= 100 ? "%,.0f" : magnitude >= 10 ? "%.1f" : magnitude >= 1 ? "%.2f" : "%.3f";
+        return String.format(Locale.ROOT, pattern, value);
+    }
+
+    private static double number(Object value) {
+        if (value instanceof Double number) {
+            return number;
+        }
+        if (value instanceof String text) {
+            return text.equalsIgnoreCase("NaN") ? Double.NaN : Double.parseDouble(text);
+        }
+        return Double.NaN;
+    }
+
+    private static String integer(Object value) {
+        return value instanceof Double number ? String.valueOf(number.longValue()) : String.valueOf(value);
+    }
+
+    private static List<String> strings(Object value) {
+        List<String> list = new ArrayList<>();
+        if (value instanceof List<?> items) {
+            for (Object item : items) {
+                list.add(String.valueOf(item));
+            }
+        }
+        return list;
+    }
+
+    private static String cpuModel() throws IOException {
+        Path cpuinfo = Path.of("/proc/cpuinfo");
+        if (Files.isReadable(cpuinfo)) {
+            for (String line : Files.readAllLines(cpuinfo)) {
+                if (line.startsWith("model name")) {
+                    return line.substring(line.indexOf(':') + 1).trim();
+                }
+            }
+        }
+        return "unknown CPU model";
+    }
+
+    /** A minimal JSON reader for JMH's result file: objects, arrays, strings, numbers, literals. */
+    static final class Json {
+        private final String text;
+        private int at;
+
+        Json(String text) {
+            this.text = text;
+        }
+
+        Object parse() {
+            Object value = value();
+            skipSpace();
+            if (at != text.length()) {
+                throw error("trailing characters");
+            }
+            return value;
+        }
+
+        private Object value() {
+            skipSpace();
+            if (at >= text.length()) {
+                throw error("unexpected end");
+            }
+            char c = text.charAt(at);
+            return switch (c) {
+                case '{' -> object();
+                case '[' -> array();
+                case '"' -> string();
+                case 't' -> literal("true", Boolean.TRUE);
+                case 'f' -> literal("false", Boolean.FALSE);
+                case 'n' -> literal("null", null);
+                default -> number();
+            };
+        }
+
+        private Map<String, Object> object() {
+            Map<String, Object> map = new LinkedHashMap<>();
+            at++;
+            skipSpace();
+            if (text.charAt(at) == '}') {
+                at++;
+                return map;
+            }
+            while (true) {
+                skipSpace();
+                String key = string();
+                skipSpace();
+                expect(':');
+                map.put(key, value());
+                skipSpace();
+                if (text.charAt(at) == ',') {
+                    at++;
+                } else {
+                    expect('}');
+                    return map;
+                }
+            }
+        }
+
+        private List<Object> array() {
+            List<Object> list = new ArrayList<>();
+            at++;
+            skipSpace();
+            if (text.charAt(at) == ']') {
+                at++;
+                return list;
+            }
+            while (true) {
+                list.add(value());
+                skipSpace();
+                if (text.charAt(at) == ',') {
+                    at++;
+                } else {
+                    expect(']');
+                    return list;
+                }
+            }
+        }
+
+        private String string() {
+            expect('"');
+            StringBuilder out = new StringBuilder();
+            while (true) {
+                char c = text.charAt(at++);
+                if (c == '"') {
+                    return out.toString();
+                }
+                if (c != '\\') {
+                    out.append(c);
+                    continue;
+                }
+                char escaped = text.charAt(at++);
+                switch (escaped) {
+                    case 'n' -> out.append('\n');
+                    case 't' -> out.append('\t');
+                    case 'r' -> out.append('\r');
+                    case 'b' -> out.append('\b');
+                    case 'f' -> out.append('\f');
+                    case 'u' -> {
+                        out.append((char) Integer.parseInt(text.substring(at, at + 4), 16));
+                        at += 4;
+                    }
+                    default -> out.append(escaped);
+                }
+            }
+        }
+
+        private Double number() {
+            int start = at;
+            while (at < text.length() && "+-0123456789.eE".indexOf(text.charAt(at)) >= 0) {
+                at++;
+            }
+            if (start == at) {
+                throw error("unexpected character '" + text.charAt(at) + "'");
+            }
+            return Double.valueOf(text.substring(start, at));
+        }
+
+        private Object literal(String word, Object value) {
+            if (!text.startsWith(word, at)) {
+                throw error("expected " + word);
+            }
+            at += word.length();
+            return value;
+        }
+
+        private void expect(char c) {
+            if (at >= text.length() || text.charAt(at) != c) {
+                throw error("expected '" + c + "'");
+            }
+            at++;
+        }
+
+        private void skipSpace() {
+            while (at < text.length() && Character.isWhitespace(text.charAt(at))) {
+                at++;
+            }
+        }
+
+        private IllegalArgumentException error(String what) {
+            return new IllegalArgumentException("bad JSON at offset " + at + ": " + what);
+        }
+    }
+}

@@ -1,0 +1,458 @@
+package io.weft.benchmarks;
+
+import io.weft.Future;
+import io.weft.Io;
+import io.weft.ParkToken;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinTask;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * Tokio's runtime benchmarks (tokio/benches/rt_multi_threaded.rs), one JMH benchmark each, every
+ * peer in the same run. One operation is the whole workload (for example 10,000 spawns), so the
+ * score is microseconds per workload: lower is better. {@code spawn_many_remote_busy} lives in
+ * {@link SpawnManyRemoteBusy} because it keeps spinning tasks alive for the whole trial.
+ *
+ * <p>"Local" means spawned from inside a task of the runtime; "remote" means from the benchmark
+ * thread, outside any task. Unless a workload says otherwise, its tasks are started from the
+ * benchmark thread, which then waits for them (as Tokio's {@code block_on} does).
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@State(Scope.Benchmark)
+@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2"})
+public class TokioSuite {
+    static final int SPAWNS = 10_000;
+    static final int YIELD_TASKS = 200;
+    static final int YIELDS = 1_000;
+    static final int PING_PONG_ROUNDS = 1_000;
+    static final int CHAIN_DEPTH = 1_000;
+
+    /** A task's whole body; shared, so spawning allocates no lambda. */
+    static final Callable<Integer> ONE = () -> 1;
+
+    /** The runtime under test: fiber, vthread, fjp or tpe. */
+    @Param({"fiber", "vthread", "fjp", "tpe"})
+    public String peer;
+
+    private Peers peers;
+
+    /** Starts the peer's runtime. */
+    @Setup(Level.Trial)
+    public void start() {
+        peers = Peers.start(peer);
+    }
+
+    /** Stops the peer's runtime. */
+    @TearDown(Level.Trial)
+    public void stop() {
+        peers.close();
+    }
+
+    // ---------------------------------------------------------------- spawn_many_local
+
+    /**
+     * 10,000 tasks spawned from inside one task, which then awaits them all. FJP forks and joins
+     * (in reverse, its idiom: a join helps); the thread pool's root blocks one of its two workers
+     * in {@code Future.get}, which is what a thread pool offers.
+     *
+     * @return the number of tasks that ran
+     */
+    @Benchmark
+    public long spawnManyLocal() {
+        long sum = switch (peer) {
+            case "fiber" -> peers.fiber.call(() -> {
+                List<Future<Integer>> tasks = new ArrayList<>(SPAWNS);
+                for (int i = 0; i < SPAWNS; i++) {
+                    tasks.add(Io.async(ONE));
+                }
+                long total = 0;
+                for (Future<Integer> task : tasks) {
+                    total += task.await();
+                }
+                return total;
+            });
+            case "vthread" -> Peers.get(Peers.startVirtual(() -> {
+                List<FutureTask<Integer>> tasks = new ArrayList<>(SPAWNS);
+                for (int i = 0; i < SPAWNS; i++) {
+                    tasks.add(Peers.startVirtual(ONE));
+                }
+                long total = 0;
+                for (FutureTask<Integer> task : tasks) {
+                    total += Peers.get(task);
+                }
+                return total;
+            }));
+            case "fjp" -> peers.fjp.submit(() -> {
+                List<ForkJoinTask<Integer>> tasks = new ArrayList<>(SPAWNS);
+                for (int i = 0; i < SPAWNS; i++) {
+                    tasks.add(ForkJoinTask.adapt(ONE).fork());
+                }
+                long total = 0;
+                for (int i = SPAWNS - 1; i >= 0; i--) {
+                    total += tasks.get(i).join();
+                }
+                return total;
+            }).join();
+            case "tpe" -> Peers.get(peers.tpe.submit(() -> {
+                List<java.util.concurrent.Future<Integer>> tasks = new ArrayList<>(SPAWNS);
+                for (int i = 0; i < SPAWNS; i++) {
+                    tasks.add(peers.tpe.submit(ONE));
+                }
+                long total = 0;
+                for (java.util.concurrent.Future<Integer> task : tasks) {
+                    total += Peers.get(task);
+                }
+                return total;
+            }));
+            default -> throw new IllegalStateException(peer);
+        };
+        return Peers.check(sum, SPAWNS);
+    }
+
+    // ---------------------------------------------------------------- spawn_many_remote_idle
+
+    /**
+     * 10,000 tasks spawned from the benchmark thread (outside any task), which then waits for them
+     * all; the workers are idle in between.
+     *
+     * @return the number of tasks that ran
+     */
+    @Benchmark
+    public long spawnManyRemoteIdle() {
+        return Peers.check(spawnManyRemote(peers), SPAWNS);
+    }
+
+    /** Spawns {@link #SPAWNS} tasks from the calling (non-runtime) thread and sums their values. */
+    static long spawnManyRemote(Peers peers) {
+        return switch (peers.peer) {
+            case "fiber" -> peers.weft.call(() -> {
+                List<Future<Integer>> tasks = new ArrayList<>(SPAWNS);
+                for (int i = 0; i < SPAWNS; i++) {
+                    tasks.add(Io.async(ONE));
+                }
+                long total = 0;
+                for (Future<Integer> task : tasks) {
+                    total += task.await();
+                }
+                return total;
+            });
+            case "vthread" -> {
+                List<FutureTask<Integer>> tasks = new ArrayList<>(SPAWNS);
+                for (int i = 0; i < SPAWNS; i++) {
+                    tasks.add(Peers.startVirtual(ONE));
+                }
+                long total = 0;
+                for (FutureTask<Integer> task : tasks) {
+                    total += Peers.get(task);
+                }
+                yield total;
+            }
+            case "fjp" -> {
+                List<ForkJoinTask<Integer>> tasks = new ArrayList<>(SPAWNS);
+                for (int i = 0; i < SPAWNS; i++) {
+                    tasks.add(peers.fjp.submit(ONE));
+                }
+                long total = 0;
+                for (ForkJoinTask<Integer> task : tasks) {
+                    total += task.join();
+                }
+                yield total;
+            }
+            case "tpe" -> {
+                List<java.util.concurrent.Future<Integer>> tasks = new ArrayList<>(SPAWNS);
+                for (int i = 0; i < SPAWNS; i++) {
+                    tasks.add(peers.tpe.submit(ONE));
+                }
+                long total = 0;
+                for (java.util.concurrent.Future<Integer> task : tasks) {
+                    total += Peers.get(task);
+                }
+                yield total;
+            }
+            default -> throw new IllegalStateException(peers.peer);
+        };
+    }
+
+    // ---------------------------------------------------------------- yield_many
+
+    /**
+     * 200 tasks that each yield 1,000 times. Fibers and virtual threads call
+     * {@code Thread.yield()}; FJP and the thread pool "yield" by resubmitting the task to the back
+     * of a shared queue (FJP: {@code externalSubmit}, since a fork would go to the worker's LIFO
+     * end and run again at once).
+     *
+     * @return the number of yields done
+     */
+    @Benchmark
+    public long yieldMany() {
+        long sum = 0;
+        switch (peer) {
+            case "fiber" -> sum = peers.weft.call(() -> {
+                List<Future<Integer>> tasks = new ArrayList<>(YIELD_TASKS);
+                for (int i = 0; i < YIELD_TASKS; i++) {
+                    tasks.add(Io.async(TokioSuite::yieldRepeatedly));
+                }
+                long total = 0;
+                for (Future<Integer> task : tasks) {
+                    total += task.await();
+                }
+                return total;
+            });
+            case "vthread" -> {
+                List<FutureTask<Integer>> tasks = new ArrayList<>(YIELD_TASKS);
+                for (int i = 0; i < YIELD_TASKS; i++) {
+                    tasks.add(Peers.startVirtual(TokioSuite::yieldRepeatedly));
+                }
+                for (FutureTask<Integer> task : tasks) {
+                    sum += Peers.get(task);
+                }
+            }
+            case "fjp", "tpe" -> {
+                List<CompletableFuture<Integer>> tasks = new ArrayList<>(YIELD_TASKS);
+                for (int i = 0; i < YIELD_TASKS; i++) {
+                    Resubmitter task = new Resubmitter(peers, YIELDS);
+                    tasks.add(task.done);
+                    task.submit();
+                }
+                for (CompletableFuture<Integer> task : tasks) {
+                    sum += task.join();
+                }
+            }
+            default -> throw new IllegalStateException(peer);
+        }
+        return Peers.check(sum, (long) YIELD_TASKS * YIELDS);
+    }
+
+    private static int yieldRepeatedly() {
+        int yields = 0;
+        for (int i = 0; i < YIELDS; i++) {
+            Thread.yield();
+            yields++;
+        }
+        return yields;
+    }
+
+    /** A task that "yields" by resubmitting itself to the back of its executor's queue. */
+    static final class Resubmitter implements Runnable {
+        private final Peers peers;
+        private final CompletableFuture<Integer> done = new CompletableFuture<>();
+        private int left;
+        private int yields;
+
+        Resubmitter(Peers peers, int yields) {
+            this.peers = peers;
+            this.left = yields;
+        }
+
+        void submit() {
+            if (peers.fjp != null) {
+                peers.fjp.externalSubmit(ForkJoinTask.adapt(this)); // the back of a shared queue
+            } else {
+                peers.tpe.execute(this);
+            }
+        }
+
+        @Override
+        public void run() {
+            if (left == 0) {
+                done.complete(yields);
+                return;
+            }
+            left--;
+            yields++;
+            submit();
+        }
+    }
+
+    // ---------------------------------------------------------------- ping_pong
+
+    /**
+     * Two tasks pass a turn back and forth 1,000 times (1,000 round trips). Fibers hand off with
+     * Weft's own primitive, a {@link ParkToken} readied through {@link Io#ready} and parked on with
+     * {@link Io#suspendRaw}; virtual threads with {@code LockSupport.park/unpark}; FJP and the
+     * thread pool by submitting the partner's step (continuation passing: their form of a handoff).
+     *
+     * @return the number of round trips
+     */
+    @Benchmark
+    public long pingPong() {
+        long rounds = switch (peer) {
+            case "fiber" -> peers.weft.call(() -> {
+                TokenTurns turns = new TokenTurns();
+                Future<Integer> ping = Io.async(() -> turns.play(0));
+                Future<Integer> pong = Io.async(() -> turns.play(1));
+                return ping.await() + (long) pong.await();
+            }) / 2;
+            case "vthread" -> {
+                ThreadTurns turns = new ThreadTurns();
+                Thread ping = Thread.ofVirtual().unstarted(() -> turns.play(0));
+                Thread pong = Thread.ofVirtual().unstarted(() -> turns.play(1));
+                turns.players[0] = ping;
+                turns.players[1] = pong;
+                pong.start();
+                ping.start();
+                Peers.join(ping);
+                Peers.join(pong);
+                yield (turns.played[0] + (long) turns.played[1]) / 2;
+            }
+            case "fjp", "tpe" -> new Relay(peers.executor()).play().join();
+            default -> throw new IllegalStateException(peer);
+        };
+        return Peers.check(rounds, PING_PONG_ROUNDS);
+    }
+
+    /** Two Weft tasks taking turns; a waiter publishes a fresh token, then re-checks the turn. */
+    static final class TokenTurns {
+        /** Whose turn it is (0 or 1). Written by the player whose turn ends, read by both. */
+        private volatile int turn;
+        /** Each player's token while it waits for its turn; taken by the other player to ready it. */
+        private final AtomicReferenceArray<ParkToken> waiting = new AtomicReferenceArray<>(2);
+
+        int play(int me) {
+            Io io = Io.current();
+            int played = 0;
+            for (int round = 0; round < PING_PONG_ROUNDS; round++) {
+                // The waiter writes its token, then reads the turn; the passer writes the turn,
+                // then takes the token: both volatile, so no lost wake-up.
+                while (turn != me) {
+                    ParkToken park = ParkToken.create();
+                    waiting.set(me, park);
+                    if (turn == me) {
+                        break;
+                    }
+                    io.suspendRaw(park);
+                }
+                played++;
+                turn = 1 - me;
+                ParkToken other = waiting.getAndSet(1 - me, null);
+                if (other != null) {
+                    io.ready(other);
+                }
+            }
+            return played;
+        }
+    }
+
+    /** Two threads taking turns with {@code LockSupport}; also the platform-thread floor's loop. */
+    static final class ThreadTurns {
+        /** Whose turn it is (0 or 1). Written by the player whose turn ends, read by both. */
+        volatile int turn;
+        final Thread[] players = new Thread[2];
+        final int[] played = new int[2];
+
+        void play(int me) {
+            for (int round = 0; round < PING_PONG_ROUNDS; round++) {
+                takeTurn(me);
+            }
+        }
+
+        /** Waits for this player's turn, then passes it to the other player. */
+        void takeTurn(int me) {
+            while (turn != me) {
+                LockSupport.park(this);
+            }
+            played[me]++;
+            turn = 1 - me;
+            LockSupport.unpark(players[1 - me]);
+        }
+    }
+
+    /** Ping and pong as two steps that submit each other: the executors' handoff. */
+    static final class Relay {
+        private final Executor executor;
+        private final CompletableFuture<Long> done = new CompletableFuture<>();
+        private int rounds;
+        private final Runnable pong;
+        private final Runnable ping;
+
+        Relay(Executor executor) {
+            this.executor = executor;
+            this.ping = this::ping;
+            this.pong = () -> executor.execute(ping);
+        }
+
+        CompletableFuture<Long> play() {
+            executor.execute(ping);
+            return done;
+        }
+
+        private void ping() {
+            if (rounds == PING_PONG_ROUNDS) {
+                done.complete((long) rounds);
+                return;
+            }
+            rounds++;
+            executor.execute(pong);
+        }
+    }
+
+    // ---------------------------------------------------------------- chained_spawn
+
+    /**
+     * A chain of 1,000 tasks: each spawns the next and ends without waiting for it; the last
+     * completes a {@link CompletableFuture} that the benchmark thread joins.
+     *
+     * @return the chain's length
+     */
+    @Benchmark
+    public long chainedSpawn() {
+        CompletableFuture<Integer> done = new CompletableFuture<>();
+        switch (peer) {
+            case "fiber" -> peers.weft.run(() -> fiberChain(CHAIN_DEPTH, done));
+            case "vthread" -> virtualChain(CHAIN_DEPTH, done);
+            case "fjp", "tpe" -> executorChain(peers.executor(), CHAIN_DEPTH, done);
+            default -> throw new IllegalStateException(peer);
+        }
+        return Peers.check(done.join(), CHAIN_DEPTH);
+    }
+
+    private static void fiberChain(int left, CompletableFuture<Integer> done) {
+        Io.async(() -> {
+            if (left == 1) {
+                done.complete(CHAIN_DEPTH);
+            } else {
+                fiberChain(left - 1, done);
+            }
+            return null;
+        });
+    }
+
+    private static void virtualChain(int left, CompletableFuture<Integer> done) {
+        Thread.startVirtualThread(() -> {
+            if (left == 1) {
+                done.complete(CHAIN_DEPTH);
+            } else {
+                virtualChain(left - 1, done);
+            }
+        });
+    }
+
+    private static void executorChain(Executor executor, int left, CompletableFuture<Integer> done) {
+        executor.execute(() -> {
+            if (left == 1) {
+                done.complete(CHAIN_DEPTH);
+            } else {
+                executorChain(executor, left - 1, done);
+            }
+        });
+    }
+}

@@ -26,14 +26,10 @@ esac
 cd "$(dirname "$0")/.."
 source .ci/find-jdk.sh
 
-# Install the modules the benchmarks use (tests skipped: this is not the test command), then
-# package the benchmarks into benchmarks/target/benchmarks.jar.
+# Build the benchmarks and what they use in one reactor (tests skipped: this is not the test
+# command) into benchmarks/target/benchmarks.jar.
 mvn=(mvn -B -q ${MVN_OPTS:-})
-if ! "${mvn[@]}" -pl api,blocking-io,fiber-io -am install -DskipTests; then
-    echo "run.sh: installing api,blocking-io,fiber-io failed; retrying with io-protocol listed explicitly" >&2
-    "${mvn[@]}" -pl api,io-protocol,blocking-io,fiber-io -am install -DskipTests
-fi
-"${mvn[@]}" -f benchmarks/pom.xml package -DskipTests
+"${mvn[@]}" -pl benchmarks -am package -DskipTests
 
 jar=benchmarks/target/benchmarks.jar
 if [[ $mode == smoke ]]; then

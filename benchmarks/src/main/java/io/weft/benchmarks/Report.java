@@ -48,6 +48,13 @@ public final class Report {
         WORKLOADS.put("TokioSuite.chainedSpawn", "chained_spawn: 1,000 tasks, each spawns the next and ends; the last completes a future.");
         WORKLOADS.put("Futures.awaitChain", "chain of 100 awaits: each task awaits the previous one's value (CompletableFuture: thenApplyAsync; Reactor: publishOn + map).");
         WORKLOADS.put("Futures.race", "race with loser cancellation, 100 in a row: a task returning at once vs one that would take 1 h, loser cancelled (Io.race; invokeAny; anyOf + cancel; Mono.firstWithValue).");
+        for (String shape : new String[] {"1x1", "2x2"}) {
+            for (int capacity : new int[] {1, 16, 1024}) {
+                WORKLOADS.put("ChannelMpmc.mpmc" + shape + "Capacity" + capacity, "channel MPMC, " + shape.replace("x", " producer(s) x ")
+                        + " consumer(s), capacity " + capacity + ": 10,000 items (Weft Channel between fibers vs ArrayBlockingQueue"
+                        + " between JDK virtual threads).");
+            }
+        }
         WORKLOADS.put("Futures.fanOutFanIn", "fan-out/fan-in: 1,000 tasks started, all values summed (await each; allOf; flatMap).");
         WORKLOADS.put("Floors", "Floors, per single operation: `parkUnparkPingPong` is one park/unpark round trip between two "
                 + "platform threads (the ping_pong loop on platform threads); `atomicLongCas` one uncontended AtomicLong "

@@ -8,12 +8,9 @@ import io.weft.fiber.sched.Carriers;
 import io.weft.fiber.sched.Scheduler;
 import io.weft.fiber.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -61,24 +58,20 @@ public final class FiberIo implements Io, AutoCloseable {
      * Implementation notes.
      *
      * A fiber is a virtual thread built with the scheduler as its Executor (Carriers). spawnRaw
-     * wraps the task so that it leaves the live set when it ends; the live set is what close()
-     * cancels and waits for. A spawn racing close is either refused or cancelled: spawnRaw counts
-     * itself in `spawning` before it checks `closing`, and close() sets `closing`, then waits for
-     * `spawning` to reach zero, then sweeps. (Adding to the set first and checking after would
-     * not do: the set's insert into a non-empty bin is a plain write under a lock that the sweep
-     * does not take, so the sweep could miss it.) suspendRaw/ready are LockSupport.park/unpark through the ParkToken protocol,
-     * which works for fibers and plain threads alike.
+     * registers the task in LiveTasks, whose entry is the fiber's Runnable and leaves the
+     * registry when the task ends; the registry is what close() cancels and waits for, and it
+     * settles a spawn racing close (refused or cancelled, never lost; see LiveTasks).
+     * suspendRaw/ready are LockSupport.park/unpark through the ParkToken protocol, which works
+     * for fibers and plain threads alike.
      *
-     * close(): (1) `closing` is set, so spawnRaw refuses new tasks; (2) every live task is
-     * cancelled: parked ones wake at their suspend point and unwind, running ones at their next
-     * one; (3) the closing thread waits until the live set is empty or the timeout passes
-     * (each task that ends decrements `liveCount`, then unparks the closer if one is set; the
-     * closer sets itself, then reads the count: both sequentially consistent, so no lost wake-up.
-     * The set's own size would not do: its removals are plain writes under a bin lock); (4) the workers stop and their threads are
-     * joined, within what is left of the same timeout. Tasks still alive then are reported by
-     * close() in an IllegalStateException, never dropped silently; they stay parked (a virtual
-     * thread cannot be killed). Worker threads that did not end are reported too. Idempotent: a
-     * second close does nothing.
+     * close(): (1) `closing` is set in the registry, so spawnRaw refuses new tasks; (2) every
+     * registered task is cancelled: parked ones wake at their suspend point and unwind, running
+     * ones at their next one; (3) the closing thread waits until the registry is empty or the
+     * timeout passes (each task that ends unparks the closer; no lost wake-up, see LiveTasks);
+     * (4) the workers stop and their threads are joined, within what is left of the same
+     * timeout. Tasks still alive then are reported by close() in an IllegalStateException,
+     * never dropped silently; they stay parked (a virtual thread cannot be killed). Worker
+     * threads that did not end are reported too. Idempotent: a second close does nothing.
      */
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
@@ -88,13 +81,8 @@ public final class FiberIo implements Io, AutoCloseable {
     private final boolean virtualClock;
     private final Duration closeTimeout;
     private final String name;
-    private final Set<RawTask> live = ConcurrentHashMap.newKeySet();
-    /** How many tasks are in `live`: what the closer waits on (the set's size is not fenced enough). */
-    private final AtomicInteger liveCount = new AtomicInteger();
-    /** Spawns between their `closing` check and their entry in `live`. */
-    private final AtomicInteger spawning = new AtomicInteger();
+    private final LiveTasks live;
     private volatile boolean closing;
-    private volatile Thread closer;
     private volatile boolean closed;
     /** Set by shutdown if some worker thread did not end in time (a fiber blocking its carrier). */
     private volatile String stuckWorkers;
@@ -108,6 +96,7 @@ public final class FiberIo implements Io, AutoCloseable {
         this.scheduler = new Scheduler(builder.workers, builder.runQueueCapacity, clock, builder.seed,
                 builder.spinBeforeParking, name);
         this.fibers = Carriers.virtualThreadBuilder(scheduler);
+        this.live = new LiveTasks(builder.workers);
     }
 
     /**
@@ -283,36 +272,11 @@ public final class FiberIo implements Io, AutoCloseable {
     @Override
     public void spawnRaw(RawTask task) {
         Objects.requireNonNull(task, "task");
-        // Counted first, then checked: close() sets `closing`, then waits for `spawning` to drop
-        // to zero before it sweeps `live`. Both are sequentially consistent, so either this sees
-        // `closing`, or close sees this spawn in flight and sweeps only after it is in `live`.
-        spawning.incrementAndGet();
-        try {
-            if (closing) {
-                throw new IllegalStateException(this + " is closed: it accepts no new tasks");
-            }
-            live.add(task);
-            liveCount.incrementAndGet();
-            startFiber(task);
-        } finally {
-            spawning.decrementAndGet();
+        LiveTasks.Entry entry = live.add(task); // refused once close() has started: see LiveTasks
+        if (entry == null) {
+            throw new IllegalStateException(this + " is closed: it accepts no new tasks");
         }
-    }
-
-    private void startFiber(RawTask task) {
-        Thread fiber = fibers.unstarted(() -> {
-            try {
-                task.run();
-            } finally {
-                live.remove(task);
-                liveCount.decrementAndGet(); // then read closer: the closer writes closer, then reads the count
-                Thread waiting = closer;
-                if (waiting != null) {
-                    LockSupport.unpark(waiting);
-                }
-            }
-        });
-        fiber.start();
+        fibers.unstarted(entry).start();
     }
 
     @Override
@@ -403,16 +367,12 @@ public final class FiberIo implements Io, AutoCloseable {
                 return List.of();
             }
             closing = true;
-            closer = Thread.currentThread();
-            while (spawning.get() != 0) {
-                Thread.onSpinWait(); // a spawn that passed its check just before: it is nearly in `live`
-            }
-            for (RawTask task : live) {
+            for (RawTask task : live.close(Thread.currentThread())) {
                 task.cancel();
             }
             long deadline = System.nanoTime() + timeout.toNanos();
             boolean interrupted = false;
-            while (liveCount.get() != 0) {
+            while (live.size() != 0) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     break;
@@ -420,11 +380,11 @@ public final class FiberIo implements Io, AutoCloseable {
                 LockSupport.parkNanos(this, left); // each task that ends unparks this thread
                 interrupted |= Thread.interrupted();
             }
-            closer = null;
+            live.closerDone();
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
-            List<RawTask> unfinished = new ArrayList<>(live);
+            List<RawTask> unfinished = live.snapshot();
             // The workers get what is left of the timeout, and at least a moment to see the stop.
             long left = Math.max(TimeUnit.MILLISECONDS.toNanos(100), deadline - System.nanoTime());
             stuckWorkers = scheduler.stop(Duration.ofNanos(left)) ? null : scheduler.describeLiveWorkers();

@@ -113,9 +113,8 @@ public abstract class RaceContract extends IoContract {
         assertEquals(Future.State.CANCELLED, b.state());
     }
 
-    @Test
-    void theLosingTaskIsCancelledAndUnwinds() {
-        List<String> log = new CopyOnWriteArrayList<>();
+    /** Starts a task that parks until cancelled and logs when it has unwound; returns it parked. */
+    private Started<String> parkedLoser(List<String> log) {
         Started<String> loser = startElsewhere(() -> {
             try {
                 parkUntilCancelled();
@@ -125,6 +124,13 @@ public abstract class RaceContract extends IoContract {
             }
         });
         loser.awaitParked();
+        return loser;
+    }
+
+    @Test
+    void theLosingTaskIsCancelledAndUnwinds() {
+        List<String> log = new CopyOnWriteArrayList<>();
+        Started<String> loser = parkedLoser(log);
         assertEquals("winner", inIo(() -> Io.race(loser.future(), Future.completed("winner"))));
         awaitDone(loser.future());
         assertEquals(Future.State.CANCELLED, loser.future().state());
@@ -134,15 +140,7 @@ public abstract class RaceContract extends IoContract {
     @Test
     void raceAndJoinReturnsOnlyAfterTheLoserHasUnwound() {
         List<String> log = new CopyOnWriteArrayList<>();
-        Started<String> loser = startElsewhere(() -> {
-            try {
-                parkUntilCancelled();
-                return "loser";
-            } finally {
-                log.add("loser unwound");
-            }
-        });
-        loser.awaitParked();
+        Started<String> loser = parkedLoser(log);
         String winner = inIo(() -> Io.raceAndJoin(Future.completed("winner"), loser.future()));
         assertEquals("winner", winner);
         assertTrue(loser.future().isDone(), "raceAndJoin returned before the loser finished");

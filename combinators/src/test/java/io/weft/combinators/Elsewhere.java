@@ -15,13 +15,15 @@ import org.awaitility.Awaitility;
  */
 final class Elsewhere<T> {
     private final AtomicReference<Future<?>> task = new AtomicReference<>();
+    /** The thread running the task's body: the helper thread under an inline Io, else a fiber. */
+    private final AtomicReference<Thread> runner = new AtomicReference<>();
     private final CompletableFuture<Object> outcome = new CompletableFuture<>(); // value or Throwable
-    private final Thread thread;
 
     private Elsewhere(Io io, Callable<T> body) {
-        thread = Thread.ofPlatform().daemon().name("elsewhere").start(() -> {
+        Thread.ofPlatform().daemon().name("elsewhere").start(() -> {
             try {
                 outcome.complete(Io.with(io).call(() -> Io.async(() -> {
+                    runner.set(Thread.currentThread());
                     task.set(Io.currentTask().orElseThrow());
                     return body.call();
                 }).await()));
@@ -42,10 +44,20 @@ final class Elsewhere<T> {
         return task.get();
     }
 
-    /** Waits until the helper thread is parked (useful under an inline Io). */
+    /**
+     * Waits until the task's body is parked (the helper thread under an inline Io, the fiber
+     * under FiberIo), or has finished.
+     */
     void awaitThreadParked() {
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> thread.getState() == Thread.State.WAITING
-                || thread.getState() == Thread.State.TIMED_WAITING || outcome.isDone());
+        Awaitility.await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2))
+                .until(() -> {
+                    Thread body = runner.get();
+                    if (body == null) {
+                        return outcome.isDone();
+                    }
+                    Thread.State state = body.getState();
+                    return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING || outcome.isDone();
+                });
     }
 
     /** The body's outcome as seen by the helper thread: its value, or the exception it threw. */

@@ -237,7 +237,7 @@ public final class Scope implements AutoCloseable {
             awaitChildren(io);
         } catch (Cancelled c) {
             cancelChildren();
-            Io.shield(() -> awaitChildren(io));
+            Watch.waitThrough(() -> awaitChildren(io));
             throw c;
         }
         if (policy == Policy.FAIL_FAST) {
@@ -287,7 +287,7 @@ public final class Scope implements AutoCloseable {
         }
         cancelChildren();
         Io io = Io.current();
-        Io.shield(() -> awaitChildren(io));
+        Watch.waitThrough(() -> awaitChildren(io));
     }
 
     /**

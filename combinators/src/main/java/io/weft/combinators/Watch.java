@@ -128,13 +128,49 @@ final class Watch {
         if (future.isDone()) {
             return;
         }
-        Io.shield(() -> {
+        waitThrough(() -> {
             try {
                 future.await();
+            } catch (Cancelled c) {
+                if (!future.isDone()) {
+                    throw c; // the wait itself ended (a plain thread's interrupt): waitThrough retries
+                }
             } catch (RuntimeException | Error ignored) {
                 // the outcome is reported elsewhere; joining only waits for the end
             }
         });
+    }
+
+    /**
+     * Runs {@code wait} to its end whatever happens to the caller: inside a task under a shield
+     * (its cancellation waits); on a plain thread, where a shield does nothing and an interrupt
+     * ends a wait with {@link Cancelled}, by clearing the interrupt, waiting again, and setting
+     * the flag again once done. Used where "no child outlives the scope" and "the body has
+     * unwound before timeout returns" depend on the wait finishing.
+     */
+    static void waitThrough(Runnable wait) {
+        if (Io.currentTask().isPresent()) {
+            Io.shield(wait);
+            return;
+        }
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (true) {
+                try {
+                    wait.run();
+                    return;
+                } catch (Cancelled c) {
+                    if (!Thread.interrupted()) {
+                        throw c;
+                    }
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** Joins every future in {@code futures}, shielded; see {@link #joinShielded(Future)}. */

@@ -329,4 +329,50 @@ class ScopeTest {
             assertEquals("body", npe.getMessage());
         }
     }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#concurrent")
+    void closeOnAnInterruptedPlainThreadStillWaitsForEveryChild(Ios.Kind kind) throws InterruptedException {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            CompletableFuture<Void> release = new CompletableFuture<>();
+            AtomicReference<Future<String>> child = new AtomicReference<>();
+            AtomicReference<Throwable> ownerFailure = new AtomicReference<>();
+            Thread owner = Thread.ofPlatform().unstarted(() -> Io.with(opened.io()).run(() -> {
+                try (Scope scope = Scope.open()) {
+                    java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+                    child.set(scope.fork(() -> Io.shield(() -> {
+                        started.countDown();
+                        return Future.from(release).await() == null ? "done" : "done";
+                    })));
+                    try {
+                        started.await(); // started, so close's cancel finds it running (and shielded)
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                    Thread.currentThread().interrupt(); // e.g. an executor shutting down
+                }
+                // close returned: the child must have finished, and the interrupt is still set
+                if (!child.get().isDone() || !Thread.currentThread().isInterrupted()) {
+                    throw new AssertionError("close returned with the child " + child.get()
+                            + (Thread.currentThread().isInterrupted() ? "" : " and the interrupt lost"));
+                }
+            }));
+            owner.setUncaughtExceptionHandler((t, e) -> ownerFailure.set(e));
+            owner.start();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> ownerFailure.get() != null
+                    || child.get() != null
+                    && (owner.getState() == Thread.State.WAITING || owner.getState() == Thread.State.TIMED_WAITING));
+            if (ownerFailure.get() != null) {
+                throw new AssertionError("the owner failed", ownerFailure.get());
+            }
+            assertTrue(owner.isAlive(), "close did not wait for the shielded child");
+            release.complete(null);
+            owner.join(20_000);
+            assertTrue(!owner.isAlive(), "close did not return after the child finished");
+            if (ownerFailure.get() != null) {
+                throw new AssertionError("the owner failed", ownerFailure.get());
+            }
+            assertEquals(Future.State.CANCELLED, child.get().state(), "close cancelled it; the shield deferred that");
+        }
+    }
 }

@@ -79,17 +79,7 @@ public class TokioSuite {
     @Benchmark
     public long spawnManyLocal() {
         long sum = switch (peer) {
-            case "fiber" -> peers.fiber.call(() -> {
-                List<Future<Integer>> tasks = new ArrayList<>(SPAWNS);
-                for (int i = 0; i < SPAWNS; i++) {
-                    tasks.add(Io.async(ONE));
-                }
-                long total = 0;
-                for (Future<Integer> task : tasks) {
-                    total += task.await();
-                }
-                return total;
-            });
+            case "fiber" -> peers.fiber.call(TokioSuite::spawnAllAndSum); // inside a root task: local spawns
             case "vthread" -> Peers.get(Peers.startVirtual(() -> {
                 List<FutureTask<Integer>> tasks = new ArrayList<>(SPAWNS);
                 for (int i = 0; i < SPAWNS; i++) {
@@ -141,20 +131,23 @@ public class TokioSuite {
         return Peers.check(spawnManyRemote(peers), SPAWNS);
     }
 
+    /** Weft's side of spawn_many: spawns {@link #SPAWNS} tasks with the installed Io, sums them. */
+    static long spawnAllAndSum() {
+        List<Future<Integer>> tasks = new ArrayList<>(SPAWNS);
+        for (int i = 0; i < SPAWNS; i++) {
+            tasks.add(Io.async(ONE));
+        }
+        long total = 0;
+        for (Future<Integer> task : tasks) {
+            total += task.await();
+        }
+        return total;
+    }
+
     /** Spawns {@link #SPAWNS} tasks from the calling (non-runtime) thread and sums their values. */
     static long spawnManyRemote(Peers peers) {
         return switch (peers.peer) {
-            case "fiber" -> peers.weft.call(() -> {
-                List<Future<Integer>> tasks = new ArrayList<>(SPAWNS);
-                for (int i = 0; i < SPAWNS; i++) {
-                    tasks.add(Io.async(ONE));
-                }
-                long total = 0;
-                for (Future<Integer> task : tasks) {
-                    total += task.await();
-                }
-                return total;
-            });
+            case "fiber" -> peers.weft.call(TokioSuite::spawnAllAndSum); // on this plain thread: remote spawns
             case "vthread" -> {
                 List<FutureTask<Integer>> tasks = new ArrayList<>(SPAWNS);
                 for (int i = 0; i < SPAWNS; i++) {

@@ -1,0 +1,123 @@
+package io.weft.reactive;
+
+import io.weft.Cancelled;
+import io.weft.Future;
+import io.weft.Registration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** One subscription to a {@link Reactive#fromFuture} publisher: at most one item, then the end. */
+final class FutureRun<T> implements Sink.BothSubscription {
+    /*
+     * Implementation notes.
+     *
+     * No task: the future's onDone and the subscriber's request race, and whichever comes second
+     * delivers. `state` holds three bits: REQUESTED (some n > 0 arrived), DONE (the future is
+     * done) and TERMINATED (the one delivery, a bad request or a cancel happened). Every path
+     * that signals first wins the CAS that sets TERMINATED, so there is exactly one signal
+     * sequence (onNext then onComplete, or onComplete, or onError) and it is serial (§1.3).
+     * A failure or an empty (null) value needs no demand (§1.4, §1.5), a value does.
+     *
+     * request() may deliver on its caller's stack (once, then TERMINATED), so recursion from
+     * onNext back into request is bounded at depth one (§3.3).
+     */
+
+    private static final int REQUESTED = 1;
+    private static final int DONE = 2;
+    private static final int TERMINATED = 4;
+
+    private final Future<? extends T> future;
+    private final AtomicInteger state = new AtomicInteger();
+    private volatile Sink<? super T> downstream;
+    private volatile Registration registration;
+
+    FutureRun(Future<? extends T> future, Sink<? super T> downstream) {
+        this.future = future;
+        this.downstream = downstream;
+    }
+
+    void start(Sink<? super T> subscriber) {
+        subscriber.onSubscribe(this);
+        registration = future.onDone(() -> {
+            set(DONE);
+            deliverIfReady();
+        });
+        if ((state.get() & TERMINATED) != 0) {
+            registration.close(); // cancelled meanwhile: leave nothing behind on a pending future
+        }
+    }
+
+    @Override
+    public void request(long n) {
+        if (n <= 0) {
+            Sink<? super T> subscriber = terminate();
+            if (subscriber != null) {
+                subscriber.onError(new IllegalArgumentException(
+                        "Reactive Streams §3.9: request(n) needs n > 0, got " + n));
+            }
+            return;
+        }
+        set(REQUESTED);
+        deliverIfReady();
+    }
+
+    @Override
+    public void cancel() {
+        if (terminate() != null) {
+            Registration r = registration;
+            if (r != null) {
+                r.close();
+            }
+        }
+    }
+
+    private void deliverIfReady() {
+        int s = state.get();
+        if ((s & DONE) == 0 || (s & TERMINATED) != 0) {
+            return;
+        }
+        boolean carriesItem = future.state() == Future.State.SUCCESS && future.resultNow() != null;
+        if (carriesItem && (s & REQUESTED) == 0) {
+            return; // a value waits for demand; request() comes back here
+        }
+        if (!state.compareAndSet(s, s | TERMINATED)) {
+            deliverIfReady(); // a concurrent change: look again (bounded: TERMINATED ends it)
+            return;
+        }
+        Sink<? super T> subscriber = downstream;
+        downstream = null;
+        switch (future.state()) {
+            case SUCCESS -> {
+                T value = future.resultNow();
+                if (value != null) {
+                    subscriber.onNext(value);
+                }
+                subscriber.onComplete();
+            }
+            case FAILED -> subscriber.onError(future.exceptionNow());
+            default -> subscriber.onError(new Cancelled("the future was cancelled"));
+        }
+    }
+
+    /** Sets TERMINATED; returns the subscriber if this call did it, else null. */
+    private Sink<? super T> terminate() {
+        int s;
+        do {
+            s = state.get();
+            if ((s & TERMINATED) != 0) {
+                return null;
+            }
+        } while (!state.compareAndSet(s, s | TERMINATED));
+        Sink<? super T> subscriber = downstream;
+        downstream = null;
+        return subscriber;
+    }
+
+    private void set(int bit) {
+        state.getAndUpdate(s -> s | bit);
+    }
+
+    @Override
+    public String toString() {
+        return "FutureRun[state=" + state.get() + ", " + future + "]";
+    }
+}

@@ -45,6 +45,9 @@ public final class Samples {
         out.println();
         heading(out, "pipeline: channels, a timeout and a structured scope");
         Pipeline.run(out);
+        out.println();
+        heading(out, "streaming: a producer task into a Flow subscriber, paced by its demand");
+        Streaming.run(out);
     }
 
     private static void heading(PrintStream out, String title) {

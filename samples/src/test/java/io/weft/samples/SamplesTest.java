@@ -106,7 +106,8 @@ class SamplesTest {
                         "== cancellation: cancel a sleeping task, finally, Cancelled, Io.shield",
                         "== virtual clock: hours of sleeps in no time",
                         "== fibers: the same code on FiberIo, where tasks run at the same time",
-                        "== pipeline: channels, a timeout and a structured scope"),
+                        "== pipeline: channels, a timeout and a structured scope",
+                        "== streaming: a producer task into a Flow subscriber, paced by its demand"),
                 headings);
         assertTrue(out.lines().contains("[05:15:00.000 = 18900000 ms] night shift ends"), out.lines()::toString);
     }
@@ -140,5 +141,24 @@ class SamplesTest {
                 "the producer waited for room (backpressure): " + String.join("\n", out.lines()));
         assertTrue(out.lines().contains("[00:00:00.120 = 120 ms] all 6 orders priced; the scope is done"),
                 String.join("\n", out.lines()));
+    }
+
+    @Test
+    void streamingPacesTheProducerByTheSubscribersDemand() {
+        Output out = new Output();
+
+        List<String> received = Streaming.run(out.stream);
+
+        assertEquals(List.of("reading-1", "reading-2", "reading-3", "reading-4", "reading-5", "reading-6"), received);
+        List<String> lines = out.lines();
+        // two emits per processed pair: the third reading is emitted only after the request at 100 ms
+        assertTrue(lines.indexOf("[00:00:00.100 = 100 ms] subscriber: processed a pair, request(2)")
+                < lines.indexOf("[00:00:00.100 = 100 ms] producer: emitted reading-3"), String.join("\n", lines));
+        assertTrue(lines.contains("[00:00:00.000 = 0 ms] producer: emitted reading-2"), String.join("\n", lines));
+        assertTrue(lines.contains("[00:00:00.200 = 200 ms] producer: emitted reading-6"), String.join("\n", lines));
+        assertEquals(List.of("[00:00:00.200 = 200 ms] producer: done",
+                        "[00:00:00.200 = 200 ms] subscriber: complete",
+                        "[00:00:00.300 = 300 ms] subscriber: processed the last pair"),
+                lines.subList(lines.size() - 3, lines.size()));
     }
 }

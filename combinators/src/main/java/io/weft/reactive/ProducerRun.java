@@ -303,6 +303,11 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
         return new Cancelled("the subscriber cancelled the subscription");
     }
 
+    /** For tests: whether the run is over (the producer returned, or will never run). */
+    boolean ended() {
+        return terminated.get();
+    }
+
     @Override
     public String toString() {
         Object why = stop.get();

@@ -56,6 +56,9 @@ public final class Reactive {
      * {@code Subscription.cancel()} cancels the task at its next suspend point (its
      * {@code finally} blocks run) and signals nothing more. The task starts right after
      * {@code onSubscribe}, so a producer that fails or ends at once is reported without demand.
+     * A subscription cancelled before its task started (inside {@code onSubscribe}, or at once
+     * after it) never runs the producer, as a Weft task cancelled before it starts never runs its
+     * body.
      *
      * @param producer the body of each subscription's producer task
      * @param <T> the type of the items

@@ -164,6 +164,11 @@ final class Recorder<T> implements Subscriber<T>, Flow.Subscriber<T> {
         return completed;
     }
 
+    /** The subscription the publisher gave, of either API. */
+    Object subscription() {
+        return subscription != null ? subscription : flowSubscription;
+    }
+
     boolean subscribed() {
         return subscription != null || flowSubscription != null;
     }

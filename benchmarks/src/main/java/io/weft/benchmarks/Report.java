@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.openjdk.jmh.util.ListStatistics;
 
 /**
  * Writes {@code BENCHMARKS.md} from a JMH JSON result file: one table per workload with every
@@ -32,7 +33,10 @@ public final class Report {
             "fjp", "ForkJoinPool(2) / CompletableFuture",
             "tpe", "ThreadPoolExecutor, 2 platform threads",
             "reactor", "Reactor, Schedulers.newParallel(2)",
-            "blocking", "BlockingIo (inline; Weft's own floor, not a competitor)");
+            "blocking", "BlockingIo (inline; Weft's own floor, not a competitor)",
+            "callback", "CompletableFuture stage on an incomplete future (no thread, no stack; a reference, not a competitor)");
+    /** The secondary result that replaces the primary score: {@link Memory.Footprint}'s counter. */
+    private static final String BYTES_PER_TASK = "bytesPerTask";
     /** What each workload does; the benchmarks' Javadoc says how each peer does it. */
     private static final Map<String, String> WORKLOADS = new LinkedHashMap<>();
 
@@ -56,6 +60,21 @@ public final class Report {
             }
         }
         WORKLOADS.put("Futures.fanOutFanIn", "fan-out/fan-in: 1,000 tasks started, all values summed (await each; allOf; flatMap).");
+        String parked = String.format(Locale.ROOT, "%,d", Memory.PARKED_TASKS);
+        WORKLOADS.put("Memory.parked", "memory: heap bytes per parked task, " + parked + " parked at once (not a time; lower is better). "
+                + "fiber: `Io.async` tasks on FiberIo, each parked in `Io.suspendRaw` on its own ParkToken; vthread: JDK virtual "
+                + "threads on the default scheduler, each running a FutureTask parked in `LockSupport.park`; callback: a "
+                + "`CompletableFuture.thenApply` stage waiting on one incomplete future, a waiting task with no thread and no stack "
+                + "(a reference). Each measured iteration is one cycle (SingleShotTime): `System.gc()` until the used heap (Runtime "
+                + "total - free) settles, start the tasks, wait until each has counted down a latch and its thread is WAITING, "
+                + "settle the heap again and divide the difference by " + parked + ", then release them all and check every "
+                + "result. Before that, " + Memory.WARM_UP_CYCLES + " unmeasured cycles in the trial's setup and JMH's warm-up "
+                + "iterations let the JIT compile the frames down to the park (interpreted frames make the stacks larger). The "
+                + "score is the mean of the per-iteration "
+                + "secondary result `bytesPerTask` (JMH's console prints their sum). With one fork the error covers one JVM run: between "
+                + "runs, JIT decisions changed the stacks and so the scores by up to about 20% on a busy 2-core machine (within "
+                + "a run, by a few bytes). BlockingIo is not measured: it runs each task inline on the spawning thread, so " + parked
+                + " parked tasks would need " + parked + " platform threads.");
         WORKLOADS.put("Floors", "Floors, per single operation: `parkUnparkPingPong` is one park/unpark round trip between two "
                 + "platform threads (the ping_pong loop on platform threads); `atomicLongCas` one uncontended AtomicLong "
                 + "compare-and-set; `virtualThreadYieldOnTrivialScheduler` one Thread.yield of a virtual thread built with "
@@ -105,8 +124,14 @@ public final class Report {
                 workload = "Floors";
             }
             Map<?, ?> metric = (Map<?, ?>) result.get("primaryMetric");
-            Score score = new Score(workload, peer, number(metric.get("score")), number(metric.get("scoreError")),
-                    (String) metric.get("scoreUnit"), (String) result.get("mode"));
+            Map<?, ?> secondary = (Map<?, ?>) result.get("secondaryMetrics");
+            Score score;
+            if (secondary != null && secondary.get(BYTES_PER_TASK) instanceof Map<?, ?> bytes) {
+                score = perIterationMean(workload, peer, bytes, "bytes/task", (String) result.get("mode"));
+            } else {
+                score = new Score(workload, peer, number(metric.get("score")), number(metric.get("scoreError")),
+                        (String) metric.get("scoreUnit"), (String) result.get("mode"));
+            }
             byWorkload.computeIfAbsent(workload, key -> new LinkedHashMap<>()).put(peer, score);
         }
 
@@ -130,7 +155,8 @@ public final class Report {
         out.append("| CPU | ").append(Runtime.getRuntime().availableProcessors()).append(" × ").append(cpuModel()).append(" |\n\n");
 
         out.append("**How to read the ratio.** Every workload is measured as time per operation (one operation = the whole ")
-                .append("workload, e.g. 10,000 spawns), so lower scores are better. *FiberIo ratio* = best other peer's score ÷ ")
+                .append("workload, e.g. 10,000 spawns), so lower scores are better; the memory workload is measured in heap ")
+                .append("bytes per parked task, lower also better. *FiberIo ratio* = best other peer's score ÷ ")
                 .append("FiberIo's score (for a throughput mode it would be FiberIo's ÷ the best other's): **> 1 means FiberIo is ")
                 .append("better** by that factor, < 1 that it is behind. \"Other\" excludes `blocking` (BlockingIo runs tasks inline ")
                 .append("with no scheduling; it is Weft's own floor, shown for reference). The per-row column is the same ratio ")
@@ -174,10 +200,28 @@ public final class Report {
         }
         out.append(summary).append('\n').append(tables);
         out.append("## Not measured here\n\n")
-                .append("- Memory per parked fiber is not a JMH benchmark: the fiber-io stress tests already measure bytes per ")
-                .append("parked fiber (100,000 parked at once).\n")
+                .append("- Memory per parked task under BlockingIo: it parks a task only by blocking a platform thread.\n")
                 .append("- Channel MPMC and Publisher throughput: added when those modules exist.\n");
         return out.toString();
+    }
+
+    /**
+     * A score from an {@code @AuxCounters(EVENTS)} counter: JMH's own score for it is the sum over
+     * the iterations, so this takes the mean of the per-iteration values and JMH's 99.9% error.
+     */
+    private static Score perIterationMean(String workload, String peer, Map<?, ?> metric, String unit, String mode) {
+        ListStatistics statistics = new ListStatistics();
+        if (metric.get("rawData") instanceof List<?> forks) {
+            for (Object fork : forks) {
+                for (Object iteration : (List<?>) fork) {
+                    statistics.addValue(number(iteration));
+                }
+            }
+        }
+        if (statistics.getN() == 0) {
+            throw new IllegalArgumentException(workload + " (" + peer + ") has no per-iteration values");
+        }
+        return new Score(workload, peer, statistics.getMean(), statistics.getMeanErrorAt(0.999), unit, mode);
     }
 
     private static List<Map.Entry<String, Map<String, Score>>> ordered(Map<String, Map<String, Score>> byWorkload) {

@@ -1,0 +1,8 @@
+package io.weft.reactive.tck;
+
+/** {@link ProduceTck} on FiberIo with two workers. */
+public class ProduceOnFiberIoTck extends ProduceTck {
+    public ProduceOnFiberIoTck() {
+        super(TckIo.FIBER);
+    }
+}

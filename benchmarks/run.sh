@@ -3,7 +3,7 @@
 #
 #   benchmarks/run.sh [quick|full|smoke] [extra JMH arguments...]
 #
-#   quick  (default) 1 fork, 2 × 1 s warm-up, 3 × 1 s measurement: 59 trials, about 7-8 minutes on 2 cores
+#   quick  (default) 1 fork, 2 × 1 s warm-up, 3 × 1 s measurement: 62 trials, about 8 minutes on 2 cores
 #          (Memory, in SingleShotTime mode, runs 2 + 3 single park/measure/release cycles per peer instead).
 #          Writes benchmarks/target/results.json and BENCHMARKS.md at the repository root.
 #   full   3 forks, 5 × 2 s warm-up, 5 × 2 s measurement: about 50 minutes on 2 cores; for careful

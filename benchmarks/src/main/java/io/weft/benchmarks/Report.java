@@ -26,13 +26,14 @@ import org.openjdk.jmh.util.ListStatistics;
  */
 public final class Report {
     /** Peers in the order the tables list them. */
-    private static final List<String> PEERS = List.of("fiber", "vthread", "fjp", "tpe", "reactor", "blocking");
+    private static final List<String> PEERS = List.of("fiber", "vthread", "fjp", "tpe", "reactor", "jdk", "blocking");
     private static final Map<String, String> PEER_NAMES = Map.of(
             "fiber", "FiberIo (2 workers)",
             "vthread", "JDK virtual threads, default scheduler (parallelism 2)",
             "fjp", "ForkJoinPool(2) / CompletableFuture",
             "tpe", "ThreadPoolExecutor, 2 platform threads",
             "reactor", "Reactor, Schedulers.newParallel(2)",
+            "jdk", "JDK SubmissionPublisher chain, ForkJoinPool(2)",
             "blocking", "BlockingIo (inline; Weft's own floor, not a competitor)",
             "callback", "CompletableFuture stage on an incomplete future (no thread, no stack; a reference, not a competitor)");
     /** The secondary result that replaces the primary score: {@link Memory.Footprint}'s counter. */
@@ -59,6 +60,12 @@ public final class Report {
                         + " between JDK virtual threads).");
             }
         }
+        WORKLOADS.put("PublisherThroughput.pipeline", "Publisher throughput: 100,000 items through map(x + 1), filter(x % 3 != 0), "
+                + "map(x * 2) with an asynchronous, backpressured hop (buffer 256) before each operator, summed by the consumer; "
+                + "items/s = 100,000 / score. fiber: each operator a `Reactive.produce` task receiving from an `Inbox` (prefetch "
+                + "256), the consumer an Inbox in the root task; reactor: `Flux.range` with `publishOn(parallel(2), 256)` before each "
+                + "operator; jdk: a SubmissionPublisher source and three SubmissionPublisher processors that request only what "
+                + "their buffer has room for (a processor calling the blocking `submit` in `onNext` deadlocks on a 2-thread pool).");
         WORKLOADS.put("Futures.fanOutFanIn", "fan-out/fan-in: 1,000 tasks started, all values summed (await each; allOf; flatMap).");
         String parked = String.format(Locale.ROOT, "%,d", Memory.PARKED_TASKS);
         WORKLOADS.put("Memory.parked", "memory: heap bytes per parked task, " + parked + " parked at once (not a time; lower is better). "
@@ -201,7 +208,8 @@ public final class Report {
         out.append(summary).append('\n').append(tables);
         out.append("## Not measured here\n\n")
                 .append("- Memory per parked task under BlockingIo: it parks a task only by blocking a platform thread.\n")
-                .append("- Channel MPMC and Publisher throughput: added when those modules exist.\n");
+                .append("- Publisher throughput on BlockingIo: each subscription's producer gets its own virtual thread there, "
+                        + "so it would measure JDK virtual threads, not Weft.\n");
         return out.toString();
     }
 

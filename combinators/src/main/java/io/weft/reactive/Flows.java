@@ -88,7 +88,7 @@ public final class Flows {
     public static <T> Inbox<T> subscribe(Flow.Publisher<? extends T> publisher, int prefetch) {
         Objects.requireNonNull(publisher, "publisher");
         Inbox<T> inbox = Reactive.boundInbox(prefetch);
-        publisher.subscribe(inbox);
+        Reactive.subscribeOrCancel(inbox, () -> publisher.subscribe(inbox));
         return inbox;
     }
 

@@ -36,7 +36,10 @@ final class FutureRun<T> implements Sink.BothSubscription {
     }
 
     void start(Sink<? super T> subscriber) {
-        subscriber.onSubscribe(this);
+        if (!Signals.onSubscribe(subscriber, this)) {
+            terminate(); // §2.13: a subscriber that throws from onSubscribe has cancelled
+            return;
+        }
         registration = future.onDone(() -> {
             set(DONE);
             deliverIfReady();
@@ -51,6 +54,10 @@ final class FutureRun<T> implements Sink.BothSubscription {
         if (n <= 0) {
             Sink<? super T> subscriber = terminate();
             if (subscriber != null) {
+                Registration r = registration;
+                if (r != null) {
+                    r.close(); // nothing left to deliver: leave nothing on a pending future
+                }
                 subscriber.onError(new IllegalArgumentException(
                         "Reactive Streams §3.9: request(n) needs n > 0, got " + n));
             }

@@ -10,7 +10,9 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
@@ -42,10 +44,11 @@ import org.reactivestreams.Subscription;
  * checked one wrapped in {@link CompletionException}.
  *
  * <p><b>Cancellation.</b> {@link #cancel()} (or {@link #close()}) cancels the subscription; the
- * buffered items are dropped and receivers see the end of stream. A task cancelled while it waits
- * in {@code receive()} cancels the subscription too (its {@code receive} consumed nothing), and
- * {@link Reactive#subscribe} also ties the subscription to the subscribing task: when that task
- * ends, however it ends, the subscription is cancelled if still open.
+ * buffered items are dropped and receivers see the end of stream. A {@code receive()} cancelled
+ * while it waits throws {@link Cancelled} having consumed nothing, and the inbox stays open for
+ * other receivers (so a receive under a timeout, or in a race, loses nothing).
+ * {@link Reactive#subscribe} ties the subscription to the subscribing task: when that task ends,
+ * however it ends (cancelled included), the subscription is cancelled if still open.
  *
  * @param <T> the type of the items
  */
@@ -53,35 +56,54 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
     /*
      * Implementation notes.
      *
-     * Buffer: a Channel of exactly `prefetch` slots. Invariant: buffered + outstanding demand <=
-     * prefetch, because the inbox requests only what receivers have taken out. So a well-behaved
-     * onNext always finds room (trySend never returns false); if it does not, the publisher broke
-     * §1.1. The channel gives receive() its suspension, wake-ups and cancellation safety.
+     * Buffer: a Channel of exactly `prefetch` slots, which gives receive() its suspension,
+     * wake-ups and cancellation safety.
      *
-     * Replenishing: `taken` counts items received since the last request; the receive that brings
-     * it to `limit` swaps it back to zero by CAS and requests that many. A CAS loop (not an
-     * increment) so that concurrent receivers can never step over the limit and stall.
+     * Demand: `outstanding` = requested - received, added to before a request is issued and taken
+     * from by each onNext; below zero means the publisher sent more than asked (§1.1) and the inbox
+     * fails. The inbox requests only what receivers have taken out (`taken` counts them; the
+     * receive that brings it to `limit` swaps it back to zero by CAS and requests that many, a CAS
+     * loop so that concurrent receivers never step over the limit and stall). So buffered plus
+     * outstanding never exceeds prefetch and the ring always has room by count. It may still say
+     * FULL for a moment: its slots are released in position order, and a receiver that claimed an
+     * older slot may not have released it yet while later receivers already counted theirs. onNext
+     * then spins (yielding) until that receiver finishes its release, a few instructions away.
+     *
+     * Calls into the subscription are serialised (§2.7): request(n) adds to `pendingRequests`,
+     * cancel sets `cancelWanted`, and whoever moves `wip` from 0 drains both into the subscription
+     * until no call is missed (the usual work-in-progress counter). onSubscribe publishes the
+     * subscription by CAS (a second one is cancelled, §2.5) and drains what accumulated before it.
      *
      * Failure: onError stores the failure, then closes the channel; a receiver that sees the
      * channel closed and drained reads the failure after that (the close publishes it).
      *
-     * Subscription: `upstream` holds the subscription, or CANCELLED once cancel() ran. onSubscribe
-     * installs it by CAS; a second onSubscribe, or one after cancel(), cancels the newcomer (§2.5).
+     * Task binding: Reactive.subscribe registers cancel() on the subscribing task's onDone; the
+     * registration is closed as soon as the stream ends (complete, error, cancel), so an inbox read
+     * to its end does not stay attached to a long-lived task.
      */
 
-    private static final Object CANCELLED = new Object();
+    /** The largest prefetch: the buffer is allocated up front. */
+    static final int MAX_PREFETCH = 1 << 16;
 
     private final int prefetch;
     private final int limit;
     private final Channel<T> buffer;
     private final AtomicReference<Object> upstream = new AtomicReference<>();
+    private final AtomicBoolean cancelled = new AtomicBoolean();
+    private final AtomicLong outstanding = new AtomicLong();
+    private final AtomicLong pendingRequests = new AtomicLong();
+    private final AtomicInteger wip = new AtomicInteger();
+    private volatile boolean cancelWanted;
+    /** Written only by the thread that holds `wip`. */
+    private boolean cancelSent;
     private final AtomicInteger taken = new AtomicInteger();
     private volatile Throwable failure;
     private volatile Registration taskBinding;
 
     private Inbox(int prefetch) {
-        if (prefetch < 1) {
-            throw new IllegalArgumentException("prefetch must be at least 1, was " + prefetch);
+        if (prefetch < 1 || prefetch > MAX_PREFETCH) {
+            throw new IllegalArgumentException("prefetch must be between 1 and " + MAX_PREFETCH
+                    + " (its buffer is allocated up front), was " + prefetch);
         }
         this.prefetch = prefetch;
         this.limit = Math.max(1, prefetch - prefetch / 4);
@@ -93,10 +115,10 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
      * and receive from it. {@link Reactive#subscribe} does both and ties the subscription to the
      * current task.
      *
-     * @param prefetch how many items may be requested ahead of the receivers, at least 1
+     * @param prefetch how many items may be requested ahead of the receivers, 1 to 65,536
      * @param <T> the type of the items
      * @return a new inbox
-     * @throws IllegalArgumentException if {@code prefetch} is less than 1
+     * @throws IllegalArgumentException if {@code prefetch} is out of that range
      */
     public static <T> Inbox<T> withPrefetch(int prefetch) {
         return new Inbox<>(prefetch);
@@ -111,8 +133,7 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
      * @return the next item, never null
      * @throws ChannelClosed once the publisher completed and every item was received, or after
      *     {@link #cancel()}
-     * @throws Cancelled if the current task is cancelled while waiting (this also cancels the
-     *     subscription)
+     * @throws Cancelled if the current task is cancelled while waiting (nothing was consumed)
      * @throws RuntimeException the publisher's failure, once every item before it was received
      */
     public T receive() {
@@ -121,9 +142,6 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
             item = buffer.receive();
         } catch (ChannelClosed closed) {
             throw endOfStream(closed);
-        } catch (Cancelled cancelled) {
-            cancel();
-            throw cancelled;
         }
         replenish();
         return item;
@@ -199,28 +217,16 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
      * buffered items are dropped. Idempotent; never suspends.
      */
     public void cancel() {
-        Object previous = upstream.getAndSet(CANCELLED);
-        if (previous instanceof Subscription s) {
-            s.cancel();
-        } else if (previous instanceof Flow.Subscription s) {
-            s.cancel();
+        if (!cancelled.compareAndSet(false, true)) {
+            return;
         }
+        cancelWanted = true;
+        drain();
         buffer.close();
         while (buffer.tryReceive() != null) {
             // dropped: nobody will receive after a cancel
         }
-        Registration binding = taskBinding;
-        if (binding != null) {
-            binding.close();
-        }
-    }
-
-    /** Cancels this inbox when {@code task} ends; {@link #cancel()} removes the binding. */
-    void bindTo(Future<?> task) {
-        taskBinding = task.onDone(this::cancel);
-        if (upstream.get() == CANCELLED) {
-            taskBinding.close(); // cancelled meanwhile: leave nothing on the task
-        }
+        unbind();
     }
 
     /** Same as {@link #cancel()}, for try-with-resources. */
@@ -229,15 +235,23 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
         cancel();
     }
 
+    /** Cancels this inbox when {@code task} ends, until the stream ends. */
+    void bindTo(Future<?> task) {
+        taskBinding = task.onDone(this::cancel);
+        if (buffer.isClosed()) {
+            unbind(); // ended meanwhile: leave nothing on the task
+        }
+    }
+
     // ---------------------------------------------------------------- subscriber (publisher's side)
 
     @Override
     public void onSubscribe(Subscription subscription) {
         Objects.requireNonNull(subscription, "subscription (Reactive Streams §2.13)");
         if (upstream.compareAndSet(null, subscription)) {
-            subscription.request(prefetch);
+            subscribed();
         } else {
-            subscription.cancel(); // §2.5: already subscribed, or cancelled
+            subscription.cancel(); // §2.5: already subscribed
         }
     }
 
@@ -245,7 +259,7 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
     public void onSubscribe(Flow.Subscription subscription) {
         Objects.requireNonNull(subscription, "subscription (Reactive Streams §2.13)");
         if (upstream.compareAndSet(null, subscription)) {
-            subscription.request(prefetch);
+            subscribed();
         } else {
             subscription.cancel();
         }
@@ -254,47 +268,59 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
     @Override
     public void onNext(T item) {
         Objects.requireNonNull(item, "item (Reactive Streams §2.13)");
-        if (upstream.get() == CANCELLED) {
-            return; // in flight when we cancelled: dropped
+        if (cancelled.get() || cancelWanted) {
+            return; // in flight when we cancelled (or failed the stream): dropped
         }
-        boolean added;
+        if (outstanding.decrementAndGet() < 0) {
+            fail(new IllegalStateException("Reactive Streams §1.1: the publisher sent more than the items requested"
+                    + " (prefetch " + prefetch + ")"));
+            return;
+        }
         try {
-            added = buffer.trySend(item);
+            while (!buffer.trySend(item)) {
+                Thread.yield(); // room by count; a receiver is releasing the slot (see the notes)
+            }
         } catch (ChannelClosed closed) {
-            return; // ended meanwhile (cancel): dropped
-        }
-        if (!added) {
-            fail(new IllegalStateException("Reactive Streams §1.1: the publisher sent more than the "
-                    + prefetch + " items requested"));
+            // ended meanwhile (cancel): dropped
         }
     }
 
     @Override
     public void onError(Throwable failure) {
         Objects.requireNonNull(failure, "failure (Reactive Streams §2.13)");
-        if (upstream.get() == CANCELLED) {
+        if (cancelled.get()) {
             return; // we left first: nobody receives any more
         }
         this.failure = failure;
         buffer.close();
+        unbind();
     }
 
     @Override
     public void onComplete() {
         buffer.close();
+        unbind();
     }
 
     // ---------------------------------------------------------------- internals
 
+    private void subscribed() {
+        request(prefetch);
+    }
+
     private void fail(Throwable broken) {
         failure = broken;
-        Object previous = upstream.getAndSet(CANCELLED);
-        if (previous instanceof Subscription s) {
-            s.cancel();
-        } else if (previous instanceof Flow.Subscription s) {
-            s.cancel();
-        }
+        cancelWanted = true;
+        drain();
         buffer.close();
+        unbind();
+    }
+
+    private void unbind() {
+        Registration binding = taskBinding;
+        if (binding != null) {
+            binding.close();
+        }
     }
 
     private RuntimeException endOfStream(ChannelClosed closed) {
@@ -326,16 +352,47 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
     }
 
     private void request(long n) {
-        Object s = upstream.get();
-        if (s instanceof Subscription rs) {
-            rs.request(n);
-        } else if (s instanceof Flow.Subscription fs) {
-            fs.request(n);
+        outstanding.addAndGet(n); // before the request: the items it brings must find it counted
+        pendingRequests.addAndGet(n);
+        drain();
+    }
+
+    /** Issues the pending requests and the cancel to the subscription, one caller at a time. */
+    private void drain() {
+        if (wip.getAndIncrement() != 0) {
+            return; // the thread inside will see what we added
+        }
+        int missed = 1;
+        while (true) {
+            Object s = upstream.get();
+            if (s != null && !cancelSent) {
+                if (cancelWanted) {
+                    cancelSent = true;
+                    if (s instanceof Subscription rs) {
+                        rs.cancel();
+                    } else {
+                        ((Flow.Subscription) s).cancel();
+                    }
+                } else {
+                    long n = pendingRequests.getAndSet(0);
+                    if (n > 0) {
+                        if (s instanceof Subscription rs) {
+                            rs.request(n);
+                        } else {
+                            ((Flow.Subscription) s).request(n);
+                        }
+                    }
+                }
+            }
+            missed = wip.addAndGet(-missed);
+            if (missed == 0) {
+                return;
+            }
         }
     }
 
     @Override
     public String toString() {
-        return "Inbox[prefetch=" + prefetch + (isDone() ? ", done]" : "]");
+        return "Inbox[prefetch=" + prefetch + ", outstanding=" + outstanding.get() + (isDone() ? ", done]" : "]");
     }
 }

@@ -87,7 +87,9 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
 
     /** Signals onSubscribe, then starts the producer task (unless the subscriber already quit). */
     void start(Sink<? super T> subscriber) {
-        subscriber.onSubscribe(this);
+        if (!Signals.onSubscribe(subscriber, this)) {
+            stopWith(CANCELLED); // §2.13: a subscriber that throws from onSubscribe has cancelled
+        }
         if (stop.get() != null) {
             finish(null); // cancelled or a bad request inside onSubscribe: the producer never runs
             return;
@@ -140,11 +142,25 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
         } finally {
             finished = true;
         }
+        releaseStrayEmits();
         finish(failure);
         if (failure instanceof Error error) {
             throw error;
         }
         return null;
+    }
+
+    /**
+     * Once the producer has returned, an emit left behind (by a task the producer spawned) must
+     * neither stay parked nor overlap the terminal signal: wake it (it then sees `finished` and
+     * throws), and hold the emit guard from now on, waiting for one in progress to leave.
+     */
+    private void releaseStrayEmits() {
+        wakeProducer();
+        while (!emitting.compareAndSet(false, true)) {
+            Thread.yield(); // a stray emit is inside onNext or about to see `finished`
+            wakeProducer();
+        }
     }
 
     /** Sends the one terminal signal: none after cancel, the IAE after a bad request. */
@@ -280,6 +296,9 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
         if (stop.get() != null) {
             throw cancelled();
         }
+        if (finished) {
+            throw new IllegalStateException("emit after the producer returned: the stream has ended");
+        }
         long d = demand.get();
         if (d > 0) {
             return d;
@@ -287,7 +306,7 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
         Io current = Io.current();
         Waiter me = new Waiter(current, ParkToken.create());
         waiter.set(me);
-        if (demand.get() > 0 || stop.get() != null) {
+        if (demand.get() > 0 || stop.get() != null || finished) {
             waiter.compareAndSet(me, null);
             return 0;
         }

@@ -54,7 +54,8 @@ public final class Reactive {
      * {@link Emitter#emit} suspends the task until the subscriber has demand. The producer
      * returning completes the stream ({@code onComplete}); throwing fails it ({@code onError});
      * {@code Subscription.cancel()} cancels the task at its next suspend point (its
-     * {@code finally} blocks run) and signals nothing more. The task starts right after
+     * {@code finally} blocks run) and signals nothing more (beyond one signal the producer may
+     * already have under way, see {@link WeftPublisher}). The task starts right after
      * {@code onSubscribe}, so a producer that fails or ends at once is reported without demand.
      * A subscription cancelled before its task started (inside {@code onSubscribe}, or at once
      * after it) never runs the producer, as a Weft task cancelled before it starts never runs its
@@ -158,7 +159,7 @@ public final class Reactive {
     public static <T> Inbox<T> subscribe(Publisher<? extends T> publisher, int prefetch) {
         Objects.requireNonNull(publisher, "publisher");
         Inbox<T> inbox = boundInbox(prefetch);
-        publisher.subscribe(inbox);
+        subscribeOrCancel(inbox, () -> publisher.subscribe(inbox));
         return inbox;
     }
 
@@ -218,6 +219,16 @@ public final class Reactive {
         Inbox<T> inbox = Inbox.withPrefetch(prefetch);
         Io.currentTask().ifPresent(inbox::bindTo);
         return inbox;
+    }
+
+    /** Runs {@code subscribe}; if it throws, the inbox is cancelled (and unbound) first. */
+    static void subscribeOrCancel(Inbox<?> inbox, Runnable subscribe) {
+        try {
+            subscribe.run();
+        } catch (RuntimeException | Error e) {
+            inbox.cancel();
+            throw e;
+        }
     }
 
     static <T> T first(Inbox<T> inbox) {

@@ -20,9 +20,14 @@ import org.reactivestreams.Subscriber;
  *   <li>{@code request} never calls {@code onNext} on its caller's stack for producer and channel
  *       publishers (the producer task delivers), and at most once for a future publisher, so
  *       {@code request} inside {@code onNext} cannot recurse without bound (§3.3).
- *   <li>Nothing is signalled after a terminal signal. After {@code cancel()} returns, no
- *       {@code onNext} starts; only one that the producer had already begun on its own thread may
- *       still finish. A {@code cancel()} made inside {@code onNext} is seen by the very next emit.
+ *   <li>Nothing is signalled after a terminal signal. After {@code cancel()} returns, at most one
+ *       signal that was already under way on the producer's thread (an {@code onNext} it had
+ *       checked for, or the final {@code onComplete}/{@code onError}) may still begin; nothing
+ *       after it. A {@code cancel()} made inside a signal is seen by the very next one: no further
+ *       signal at all.
+ *   <li>A subscriber whose {@code onSubscribe} throws is treated as having cancelled (§2.13);
+ *       {@code subscribe} still returns normally (§1.9) and the exception goes to the calling
+ *       thread's uncaught-exception handler.
  * </ul>
  *
  * @param <T> the type of the items

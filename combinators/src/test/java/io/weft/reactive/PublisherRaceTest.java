@@ -146,8 +146,8 @@ class PublisherRaceTest {
 
     private static void check(Recorder<Integer> recorder, int round) {
         assertEquals(List.of(), recorder.violations(), "round " + round);
-        assertTrue(recorder.onNextAfterCancel() <= 1, "round " + round + ": " + recorder.onNextAfterCancel()
-                + " onNext began after cancel() returned");
+        assertTrue(recorder.signalsAfterCancel() <= 1, "round " + round + ": " + recorder.signalsAfterCancel()
+                + " signals began after cancel() returned");
         assertNull(recorder.error(), "round " + round);
         List<Integer> items = recorder.items();
         for (int i = 0; i < items.size(); i++) {

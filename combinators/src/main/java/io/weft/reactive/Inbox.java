@@ -179,25 +179,18 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
      */
     @Override
     public Iterator<T> iterator() {
+        Iterator<T> items = buffer.iterator(); // receives until closed and drained
         return new Iterator<>() {
-            private T next;
-            private boolean ended;
-
             @Override
             public boolean hasNext() {
-                if (next != null) {
+                if (items.hasNext()) {
                     return true;
                 }
-                if (ended) {
-                    return false;
+                Throwable f = failure;
+                if (f != null) {
+                    throw endOfStream(new ChannelClosed("the publisher failed"));
                 }
-                try {
-                    next = receive();
-                    return true;
-                } catch (ChannelClosed closed) {
-                    ended = true;
-                    return false;
-                }
+                return false;
             }
 
             @Override
@@ -205,8 +198,8 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
                 if (!hasNext()) {
                     throw new NoSuchElementException("the stream has ended");
                 }
-                T item = next;
-                next = null;
+                T item = items.next();
+                replenish(); // the channel's iterator took it out in hasNext: make room upstream
                 return item;
             }
         };

@@ -3,6 +3,9 @@ package io.weft.channel;
 import io.weft.Cancelled;
 import io.weft.Io;
 import io.weft.ParkToken;
+import io.weft.TimedOut;
+import io.weft.TimerHandle;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.Objects;
@@ -50,8 +53,9 @@ import java.util.function.Consumer;
  * These guarantees hold at the call. An item returned by {@code receive} inside a task that is
  * cancelled before the task returns it (for example {@code Futures.timeout(d, ch::receive)} when
  * the item and the deadline arrive together) is dropped with the task's value: a task's value
- * after {@code cancel()} is dropped. Record the hand-off before returning, or receive in the
- * task that uses the item.
+ * after {@code cancel()} is dropped. For a receive with a deadline use {@link #receive(Duration)},
+ * which waits in the calling task and so cannot lose the item; otherwise record the hand-off
+ * before returning, or receive in the task that uses the item.
  * Rendezvous (capacity 0) is not offered, see {@link #bounded(int)}.
  *
  * @param <T> the type of the items
@@ -97,6 +101,12 @@ public final class Channel<T> implements Iterable<T> {
      * was for an item/slot it will not use, so it passes the wake-up on (wakeOne on its list).
      * A cancelled send never wrote its item (the ring write is its last step before returning), so
      * it reports it to onUndelivered.
+     *
+     * Timed receive: the same wait with a timer armed on the waiter's own token. A timer wake-up
+     * leaves the node linked, so the receiver removes it (Waiters.leave) before it looks again:
+     * a stale node would otherwise absorb a later wakeOne meant for a live waiter. If leave finds
+     * the node already popped, a waker chose this receiver; should it then time out with nothing,
+     * it passes that wake-up on, exactly as a cancelled waiter does.
      *
      * Closing: Ring.close() sets tail's mark with a CAS, so a send either claimed its slot before
      * the close (and its item is drained) or sees the mark; then both lists are woken. Receivers
@@ -257,6 +267,45 @@ public final class Channel<T> implements Iterable<T> {
      * @throws Cancelled if the current task is cancelled while waiting for an item
      */
     public T receive() {
+        T item = ring.poll();
+        if (item != null) {
+            afterTake();
+            return item;
+        }
+        return awaitItem(Io.current(), Io.NO_DEADLINE, null);
+    }
+
+    /**
+     * Receives the oldest item, suspending the current task (or blocking the current thread) at
+     * most {@code timeout} on the installed Io's clock while the channel is empty.
+     *
+     * <p>Unlike running {@link #receive()} under {@code Futures.timeout}, nothing can be lost at
+     * the deadline: the wait and the deadline are one suspension in the calling task, so an item
+     * is either returned or left in the channel. A timed-out receive has consumed nothing and
+     * leaves no trace in the channel (a wake-up it was given is passed on).
+     *
+     * @param timeout how long to wait at most, rounded up to whole milliseconds; zero or negative
+     *     means do not wait (return an item that is there, else time out at once)
+     * @return the item, never null
+     * @throws TimedOut if no item arrived within {@code timeout}
+     * @throws ChannelClosed if the channel is closed and every buffered item has been received
+     * @throws Cancelled if the current task is cancelled while waiting
+     * @throws NullPointerException if {@code timeout} is null
+     */
+    public T receive(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        T item = ring.poll();
+        if (item != null) {
+            afterTake();
+            return item;
+        }
+        Io io = Io.current();
+        return awaitItem(io, deadlineAfter(io.nowMs(), timeout), timeout);
+    }
+
+    /** The slow path of both receives: park until an item, the end, or the deadline. */
+    private T awaitItem(Io io, long deadlineMs, Duration timeout) {
+        boolean holdsWakeUp = false; // popped by a waker, then found nothing: the wake-up is ours
         while (true) {
             T item = ring.poll();
             if (item != null) {
@@ -266,7 +315,12 @@ public final class Channel<T> implements Iterable<T> {
             if (ring.isClosedAndDrained()) {
                 throw drainedFor(receivers);
             }
-            Io io = Io.current();
+            if (deadlineMs != Io.NO_DEADLINE && io.nowMs() >= deadlineMs) {
+                if (holdsWakeUp) {
+                    receivers.wakeOne(); // we will not use it: someone else may
+                }
+                throw new TimedOut("no item arrived within " + timeout);
+            }
             Waiters.Node node = new Waiters.Node(io, ParkToken.create());
             Object ready = receivers.linkUnless(node, () -> {
                 T again = ring.poll();
@@ -275,18 +329,47 @@ public final class Channel<T> implements Iterable<T> {
                 }
                 return ring.isClosedAndDrained() ? ReceiveEnd.DRAINED : null;
             });
-            if (ready == null) {
-                park(receivers, node);
-                continue; // woken: an item (or a close) to look at
-            }
             if (ready == ReceiveEnd.DRAINED) {
                 throw drainedFor(receivers);
             }
-            afterTake();
-            @SuppressWarnings("unchecked") // only items of type T are ever in the ring
-            T received = (T) ready;
-            return received;
+            if (ready != null) {
+                afterTake();
+                @SuppressWarnings("unchecked") // only items of type T are ever in the ring
+                T received = (T) ready;
+                return received;
+            }
+            if (deadlineMs == Io.NO_DEADLINE) {
+                park(receivers, node);
+                continue; // woken: an item (or a close) to look at
+            }
+            TimerHandle timer = io.armTimer(deadlineMs, node.token);
+            try {
+                park(receivers, node);
+            } finally {
+                timer.cancel();
+            }
+            // Woken by a waker (the node was popped: a wake-up for us) or by the timer (the node
+            // is still linked: take it out, or a later wakeOne would spend a wake-up on it).
+            holdsWakeUp = receivers.leave(node);
         }
+    }
+
+    /** {@code now + timeout} rounded up to whole milliseconds, saturating at the far ends. */
+    private static long deadlineAfter(long nowMs, Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            return nowMs;
+        }
+        long millis;
+        try {
+            millis = timeout.toMillis();
+            if (!timeout.minusMillis(millis).isZero()) {
+                millis++;
+            }
+        } catch (ArithmeticException overflow) {
+            return Io.NO_DEADLINE - 1;
+        }
+        long deadline = nowMs + millis;
+        return deadline < 0 || deadline >= Io.NO_DEADLINE ? Io.NO_DEADLINE - 1 : deadline;
     }
 
     /**

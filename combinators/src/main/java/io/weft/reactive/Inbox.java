@@ -3,8 +3,10 @@ package io.weft.reactive;
 import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Registration;
+import io.weft.TimedOut;
 import io.weft.channel.Channel;
 import io.weft.channel.ChannelClosed;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.Objects;
@@ -46,7 +48,9 @@ import org.reactivestreams.Subscription;
  * <p><b>Cancellation.</b> {@link #cancel()} (or {@link #close()}) cancels the subscription; the
  * buffered items are dropped and receivers see the end of stream. A {@code receive()} cancelled
  * while it waits throws {@link Cancelled} having consumed nothing, and the inbox stays open for
- * other receivers (so a receive under a timeout, or in a race, loses nothing).
+ * other receivers. For a deadline use {@link #receive(Duration)}, which cannot lose an item at the
+ * deadline (a {@code receive()} run as a task under {@code Futures.timeout} can: a task's value
+ * after its cancel is dropped).
  * {@link Reactive#subscribe} ties the subscription to the subscribing task: when that task ends,
  * however it ends (cancelled included), the subscription is cancelled if still open.
  *
@@ -140,6 +144,31 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
         T item;
         try {
             item = buffer.receive();
+        } catch (ChannelClosed closed) {
+            throw endOfStream(closed);
+        }
+        replenish();
+        return item;
+    }
+
+    /**
+     * Receives the next item, waiting at most {@code timeout} on the installed Io's clock; as
+     * {@link Channel#receive(Duration)}, a timed-out receive consumed nothing and nothing is lost
+     * at the deadline.
+     *
+     * @param timeout how long to wait at most; zero or negative means do not wait
+     * @return the next item, never null
+     * @throws TimedOut if no item arrived within {@code timeout}
+     * @throws ChannelClosed once the publisher completed and every item was received, or after
+     *     {@link #cancel()}
+     * @throws Cancelled if the current task is cancelled while waiting (nothing was consumed)
+     * @throws RuntimeException the publisher's failure, once every item before it was received
+     * @throws NullPointerException if {@code timeout} is null
+     */
+    public T receive(Duration timeout) {
+        T item;
+        try {
+            item = buffer.receive(timeout);
         } catch (ChannelClosed closed) {
             throw endOfStream(closed);
         }

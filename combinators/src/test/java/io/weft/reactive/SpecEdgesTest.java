@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.Future;
 import io.weft.Io;
+import io.weft.TimedOut;
 import io.weft.blocking.BlockingIo;
 import io.weft.channel.Channel;
 import io.weft.channel.ChannelClosed;
@@ -146,13 +147,22 @@ class SpecEdgesTest {
                     }
                 });
                 List<Long> out = new ArrayList<>();
+                int timeouts = 0;
                 try (Inbox<Long> inbox = Reactive.subscribe(ticks, 4)) {
                     while (out.size() < 3) {
-                        long tick = Futures.timeoutOrDefault(Duration.ofMillis(5), inbox::receive, -1L);
-                        if (tick >= 0) {
-                            out.add(tick);
+                        try {
+                            out.add(inbox.receive(Duration.ofMillis(5)));
+                        } catch (TimedOut nothingYet) {
+                            timeouts++;
                         }
                     }
+                    assertFalse(inbox.isDone());
+                }
+                assertTrue(timeouts >= 5, timeouts + " timeouts");
+                // and a receive() under Futures.timeout keeps the stream open too (it may drop the
+                // one item that arrives exactly at its deadline, which receive(Duration) cannot)
+                try (Inbox<Long> inbox = Reactive.subscribe(ticks, 4)) {
+                    assertEquals(-1L, (long) Futures.timeoutOrDefault(Duration.ofMillis(5), inbox::receive, -1L));
                     assertFalse(inbox.isDone());
                 }
                 return out;

@@ -1,0 +1,172 @@
+package io.weft.channel;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.Cancelled;
+import io.weft.Future;
+import io.weft.Io;
+import io.weft.TimedOut;
+import io.weft.testing.Ios;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * {@link Channel#receive(Duration)}: the deadline is part of the wait, so an item is either
+ * returned or left in the channel, a timed-out receiver leaves no node behind, and a wake-up it was
+ * given is passed on (an untimed receiver beside it never hangs while items wait).
+ */
+class ChannelTimedReceiveTest {
+    private static final Duration PATIENCE = Duration.ofSeconds(20);
+
+    /**
+     * The concurrent Ios with a real clock: the test thread watches a receiver wait, which a
+     * virtual clock would end at once by jumping to the deadline when every fiber is idle.
+     */
+    static Stream<Named<Ios.Kind>> realClockConcurrent() {
+        return Ios.concurrent().filter(named -> !named.getPayload().virtualClock());
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void anItemThatIsThereIsReturnedWhateverTheTimeout(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            opened.call(() -> {
+                Channel<String> channel = Channel.bounded(2);
+                channel.trySend("a");
+                channel.trySend("b");
+                assertEquals("a", channel.receive(Duration.ZERO));
+                assertEquals("b", channel.receive(Duration.ofMillis(-5)));
+                assertThrows(TimedOut.class, () -> channel.receive(Duration.ZERO));
+                assertThrows(NullPointerException.class, () -> channel.receive(null));
+                return null;
+            });
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void anEmptyChannelTimesOutAfterTheTimeoutOnTheIosClock(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            long waited = opened.call(() -> {
+                Channel<String> channel = Channel.bounded(1);
+                long start = opened.io().nowMs();
+                TimedOut timedOut = assertThrows(TimedOut.class, () -> channel.receive(Duration.ofMillis(30)));
+                assertTrue(timedOut.getMessage().contains("PT0.03S"), timedOut.getMessage());
+                assertEquals(0, channel.waitingReceivers(), "the timed-out receiver left its node behind");
+                return opened.io().nowMs() - start;
+            });
+            assertTrue(waited >= 30, "timed out after " + waited + " ms");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aClosedAndDrainedChannelEndsRatherThanTimesOut(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            opened.call(() -> {
+                Channel<String> channel = Channel.bounded(1);
+                channel.trySend("last");
+                channel.close();
+                assertEquals("last", channel.receive(Duration.ofMillis(10)));
+                assertThrows(ChannelClosed.class, () -> channel.receive(Duration.ofMillis(10)));
+                return null;
+            });
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("realClockConcurrent")
+    void anItemSentWhileWaitingIsReturnedBeforeTheDeadline(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            Channel<String> channel = Channel.bounded(1);
+            Future<String> receiver = Io.with(opened.io()).call(() -> Io.async(() -> channel.receive(Duration.ofDays(1))));
+            await().atMost(PATIENCE).pollInterval(Duration.ofMillis(1)).until(() -> channel.waitingReceivers() == 1);
+            channel.trySend("in time");
+            assertEquals("in time", receiver.await());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("realClockConcurrent")
+    void aCancelledTimedReceiveLeavesNothingBehind(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            Channel<String> channel = Channel.bounded(1);
+            Future<String> receiver = Io.with(opened.io()).call(() -> Io.async(() -> channel.receive(Duration.ofDays(1))));
+            await().atMost(PATIENCE).pollInterval(Duration.ofMillis(1)).until(() -> channel.waitingReceivers() == 1);
+            receiver.cancel();
+            assertThrows(Cancelled.class, receiver::await);
+            assertEquals(0, channel.waitingReceivers());
+            channel.trySend("kept");
+            assertEquals("kept", channel.tryReceive());
+        }
+    }
+
+    /**
+     * Timed receivers with tiny timeouts race an untimed one and two senders: every item is
+     * received exactly once, and the untimed receiver is never left parked while items wait (a
+     * timed-out receiver that kept a wake-up, or left a stale node, would hang this test).
+     */
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#concurrent")
+    void timeoutsNeverLoseItemsOrWakeUps(Ios.Kind kind) {
+        int perSender = 5_000;
+        try (Ios.Opened opened = Ios.open(kind)) {
+            List<Integer> all = opened.call(() -> {
+                Channel<Integer> channel = Channel.bounded(4);
+                List<Future<Object>> senders = new ArrayList<>();
+                for (int s = 0; s < 2; s++) {
+                    int first = s * perSender;
+                    senders.add(Io.async(() -> {
+                        for (int i = first; i < first + perSender; i++) {
+                            channel.send(i);
+                        }
+                        return null;
+                    }));
+                }
+                List<Future<List<Integer>>> receivers = new ArrayList<>();
+                receivers.add(Io.async(() -> {
+                    List<Integer> got = new ArrayList<>();
+                    for (int item : channel) {
+                        got.add(item);
+                    }
+                    return got;
+                }));
+                for (int r = 0; r < 2; r++) {
+                    receivers.add(Io.async(() -> {
+                        List<Integer> got = new ArrayList<>();
+                        while (true) {
+                            try {
+                                got.add(channel.receive(Duration.ofNanos(ThreadLocalRandom.current().nextLong(1, 2_000_000))));
+                            } catch (TimedOut again) {
+                                // try again
+                            } catch (ChannelClosed end) {
+                                return got;
+                            }
+                        }
+                    }));
+                }
+                for (Future<Object> sender : senders) {
+                    sender.await();
+                }
+                channel.close();
+                List<Integer> received = new ArrayList<>();
+                for (Future<List<Integer>> receiver : receivers) {
+                    received.addAll(receiver.await());
+                }
+                return received;
+            });
+            assertEquals(2 * perSender, all.size());
+            assertEquals(2 * perSender, new HashSet<>(all).size(), "an item was received twice");
+        }
+    }
+}

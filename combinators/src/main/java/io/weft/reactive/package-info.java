@@ -4,6 +4,7 @@
  * a producer task into a {@link io.weft.reactive.WeftPublisher} (backpressure by suspension: the
  * producer's {@code emit} suspends until the subscriber has demand), and consumes any publisher
  * through an {@link io.weft.reactive.Inbox} with bounded prefetch, whose {@code receive} suspends
- * the consuming task.
+ * the consuming task. {@link io.weft.reactive.Flows} has the same entry points typed for
+ * {@code java.util.concurrent.Flow}.
  */
 package io.weft.reactive;

@@ -11,8 +11,10 @@ final class FutureRun<T> implements Sink.BothSubscription {
      * Implementation notes.
      *
      * No task: the future's onDone and the subscriber's request race, and whichever comes second
-     * delivers. `state` holds three bits: REQUESTED (some n > 0 arrived), DONE (the future is
-     * done) and TERMINATED (the one delivery, a bad request or a cancel happened). Every path
+     * delivers. `state` holds four bits: REQUESTED (some n > 0 arrived), DONE (the future is
+     * done), TERMINATED (the one delivery, a bad request or a cancel happened) and CANCELLED (set
+     * by every cancel, even one that comes after the delivery began, so that a cancel made
+     * inside onNext, or racing it, stops the onComplete that would follow). Every path
      * that signals first wins the CAS that sets TERMINATED, so there is exactly one signal
      * sequence (onNext then onComplete, or onComplete, or onError) and it is serial (§1.3).
      * A failure or an empty (null) value needs no demand (§1.4, §1.5), a value does.
@@ -24,6 +26,8 @@ final class FutureRun<T> implements Sink.BothSubscription {
     private static final int REQUESTED = 1;
     private static final int DONE = 2;
     private static final int TERMINATED = 4;
+    /** The subscriber cancelled: set even after TERMINATED, so a delivery under way stops early. */
+    private static final int CANCELLED = 8;
 
     private final Future<? extends T> future;
     private final AtomicInteger state = new AtomicInteger();
@@ -69,6 +73,7 @@ final class FutureRun<T> implements Sink.BothSubscription {
 
     @Override
     public void cancel() {
+        set(CANCELLED);
         if (terminate() != null) {
             Registration r = registration;
             if (r != null) {
@@ -97,6 +102,9 @@ final class FutureRun<T> implements Sink.BothSubscription {
                 T value = future.resultNow();
                 if (value != null) {
                     subscriber.onNext(value);
+                    if ((state.get() & CANCELLED) != 0) {
+                        return; // cancelled during (or just before) onNext: nothing more
+                    }
                 }
                 subscriber.onComplete();
             }

@@ -39,7 +39,8 @@ final class FutureRun<T> implements Sink.BothSubscription {
         this.downstream = downstream;
     }
 
-    void start(Sink<? super T> subscriber) {
+    void start() {
+        Sink<? super T> subscriber = downstream;
         if (!Signals.onSubscribe(subscriber, this)) {
             terminate(); // §2.13: a subscriber that throws from onSubscribe has cancelled
             return;

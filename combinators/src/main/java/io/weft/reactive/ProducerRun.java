@@ -86,7 +86,8 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
     }
 
     /** Signals onSubscribe, then starts the producer task (unless the subscriber already quit). */
-    void start(Sink<? super T> subscriber) {
+    void start() {
+        Sink<? super T> subscriber = downstream;
         if (!Signals.onSubscribe(subscriber, this)) {
             stopWith(CANCELLED); // §2.13: a subscriber that throws from onSubscribe has cancelled
         }

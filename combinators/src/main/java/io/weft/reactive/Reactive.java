@@ -70,7 +70,7 @@ public final class Reactive {
         Objects.requireNonNull(producer, "producer");
         Io io = Io.current();
         return new WeftPublisher<>("producer on " + io,
-                sink -> new ProducerRun<T>(io, producer, sink).start(sink));
+                sink -> new ProducerRun<T>(io, producer, sink).start());
     }
 
     /**
@@ -86,7 +86,7 @@ public final class Reactive {
      */
     public static <T> WeftPublisher<T> fromFuture(Future<? extends T> future) {
         Objects.requireNonNull(future, "future");
-        return new WeftPublisher<>("future " + future, sink -> new FutureRun<T>(future, sink).start(sink));
+        return new WeftPublisher<>("future " + future, sink -> new FutureRun<T>(future, sink).start());
     }
 
     /**
@@ -139,7 +139,7 @@ public final class Reactive {
                 }
             }
         };
-        return new WeftPublisher<>(channel + " on " + io, sink -> new ProducerRun<T>(io, drain, sink).start(sink));
+        return new WeftPublisher<>(channel + " on " + io, sink -> new ProducerRun<T>(io, drain, sink).start());
     }
 
     // ---------------------------------------------------------------- Publisher -> Weft

@@ -26,12 +26,13 @@ import org.openjdk.jmh.util.ListStatistics;
  */
 public final class Report {
     /** Peers in the order the tables list them. */
-    private static final List<String> PEERS = List.of("fiber", "vthread", "fjp", "tpe", "reactor", "jdk", "blocking");
+    private static final List<String> PEERS = List.of("fiber", "vthread", "fjp", "tpe", "threads", "reactor", "jdk", "blocking");
     private static final Map<String, String> PEER_NAMES = Map.of(
             "fiber", "FiberIo (2 workers)",
             "vthread", "JDK virtual threads, default scheduler (parallelism 2)",
             "fjp", "ForkJoinPool(2) / CompletableFuture",
             "tpe", "ThreadPoolExecutor, 2 platform threads",
+            "threads", "platform thread per connection (cached thread pool)",
             "reactor", "Reactor, Schedulers.newParallel(2)",
             "jdk", "JDK SubmissionPublisher chain, ForkJoinPool(2)",
             "blocking", "BlockingIo (inline; Weft's own floor, not a competitor)",
@@ -82,6 +83,10 @@ public final class Report {
                 + "runs, JIT decisions changed the stacks and so the scores by up to about 20% on a busy 2-core machine (within "
                 + "a run, by a few bytes). BlockingIo is not measured: it runs each task inline on the spawning thread, so " + parked
                 + " parked tasks would need " + parked + " platform threads.");
+        WORKLOADS.put("EchoServer.echo", "echo server: " + EchoServer.CONNECTIONS + " loopback connections x "
+                + String.format(Locale.ROOT, "%,d", EchoServer.REQUESTS) + " requests of " + EchoServer.MESSAGE_BYTES
+                + " bytes, blocking streams, one task per connection on each side (server handler and client), all on the "
+                + "runtime under test; requests per second, higher is better. Each peer runs in its own JVM forks.");
         WORKLOADS.put("Floors", "Floors, per single operation: `parkUnparkPingPong` is one park/unpark round trip between two "
                 + "platform threads (the ping_pong loop on platform threads); `atomicLongCas` one uncontended AtomicLong "
                 + "compare-and-set; `virtualThreadYieldOnTrivialScheduler` one Thread.yield of a virtual thread built with "

@@ -29,6 +29,13 @@ import java.util.concurrent.locks.LockSupport;
  *       monitors, socket I/O (it unmounts the fiber), thread dumps and JFR. Blocking file I/O and
  *       a park pinned to its carrier (inside a class initializer or a native frame) block the
  *       worker instead: the JDK compensates for that only on its own default scheduler.
+ *   <li>A virtual thread that a task starts itself ({@code Thread.ofVirtual()},
+ *       {@code Executors.newVirtualThreadPerTaskExecutor()}, a {@code StructuredTaskScope} fork)
+ *       is not a fiber: it runs on the JDK's default scheduler, as it would outside Weft, and
+ *       closing the FiberIo neither waits for it nor affects it. (A virtual thread would
+ *       otherwise inherit the scheduler of the virtual thread that builds it; FiberIo moves such
+ *       threads to the default scheduler at their start.) The same holds for the JDK's own
+ *       socket-poller threads, whichever thread first needs them.
  *   <li>The clock is real by default. With {@link Builder#virtualClock()} it is virtual: time
  *       advances only when no fiber can run, jumping to the earliest timer. With one worker as
  *       well, a program's interleaving and output are the same on every run.
@@ -95,7 +102,7 @@ public final class FiberIo implements Io, AutoCloseable {
         Clock clock = virtualClock ? Clock.virtual() : Clock.real();
         this.scheduler = new Scheduler(builder.workers, builder.runQueueCapacity, clock, builder.seed,
                 builder.spinBeforeParking, name);
-        this.fibers = Carriers.virtualThreadBuilder(scheduler);
+        this.fibers = scheduler.fiberBuilder();
         this.live = new LiveTasks(builder.workers);
     }
 

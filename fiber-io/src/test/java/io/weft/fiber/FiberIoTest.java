@@ -12,9 +12,6 @@ import io.weft.Io;
 import io.weft.ParkToken;
 import io.weft.RawTask;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -268,21 +265,9 @@ class FiberIoTest {
 
     @Test
     void withoutTheAddOpensFlagBuildingFailsWithAMessageNamingIt() throws IOException, InterruptedException {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Path log = Files.createTempFile("weft-no-flag", ".log");
-        ProcessBuilder builder = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                NoFlagProbe.class.getName());
-        builder.redirectErrorStream(true).redirectOutput(log.toFile());
-        Process process = builder.start();
-        boolean ended = process.waitFor(60, TimeUnit.SECONDS);
-        if (!ended) {
-            process.destroyForcibly();
-        }
-        String output = Files.readString(log, StandardCharsets.UTF_8);
-        Files.deleteIfExists(log);
-        assertTrue(ended, "the child JVM did not end: " + output);
-        assertTrue(output.contains("--add-opens java.base/java.lang=ALL-UNNAMED"), output);
-        assertEquals(3, process.exitValue(), output);
+        ChildJvm.Result child = ChildJvm.run(false, 60, NoFlagProbe.class);
+        assertTrue(child.output().contains("--add-opens java.base/java.lang=ALL-UNNAMED"), child.output());
+        assertEquals(3, child.exitCode(), child.output());
     }
 
     /** Run in a JVM without the flag: building a FiberIo must fail naming it. */

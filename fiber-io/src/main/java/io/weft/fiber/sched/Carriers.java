@@ -3,12 +3,15 @@ package io.weft.fiber.sched;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
 import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
 import java.util.concurrent.Executor;
 
 /**
- * The two JDK internals FiberIo needs, opened by {@code --add-opens java.base/java.lang}: the
- * virtual-thread builder that takes a scheduler, and the current carrier thread. Thread-safe.
+ * The JDK internals FiberIo needs, opened by {@code --add-opens java.base/java.lang}: the
+ * virtual-thread builder that takes a scheduler, the current carrier thread, and what it takes to
+ * send a virtual thread that is not a fiber back to the JDK's default scheduler. Thread-safe.
  */
 public final class Carriers {
     /*
@@ -20,8 +23,35 @@ public final class Carriers {
      * fiber, which platform thread it is mounted on: that is how a spawn or wake-up from a fiber
      * finds its worker's LIFO slot. Both are package-private in java.lang, hence the flag.
      *
-     * Checked once, when the first FiberIo is built: without the flag the constructor fails with
-     * an IllegalStateException that names the flag, instead of an obscure reflection error later.
+     * Virtual threads that are not fibers. A virtual thread built without a scheduler
+     * (Thread.ofVirtual(), Executors.newVirtualThreadPerTaskExecutor(), StructuredTaskScope)
+     * takes the scheduler of the virtual thread that constructs it. Inside a fiber that is Weft's
+     * scheduler, so without a correction such threads would run on a FiberIo's workers, outside
+     * its task registry, and be stranded when it closes; worse, the JDK starts its JVM-wide
+     * socket pollers lazily as virtual threads from the first virtual thread that blocks on a
+     * socket, and that may be a fiber (issue: a closed FiberIo stalled every later socket read
+     * in the JVM). The correction happens at the one moment such a thread reaches Weft before it
+     * has run: its start, which submits its continuation to the scheduler it inherited.
+     * Scheduler.execute asks foreignStart(continuation): the continuation is the thread's
+     * VirtualThread::runContinuation method reference, whose only captured field is the thread;
+     * a thread still in state STARTED is being started; a fiber carries the FiberIo's marker as
+     * its uncaught-exception handler (set by the builder, so present before any user code runs),
+     * a foreign thread does not. A foreign thread gets the JDK's default scheduler written into
+     * its (final) scheduler field before its first run, and its first run is submitted there;
+     * every later submission of that thread goes to the default scheduler directly, so it is a
+     * default-scheduler virtual thread in every respect (file-I/O compensation included) and
+     * never touches the FiberIo again. The write happens-before the thread's first run (the
+     * ForkJoinPool's submission orders it), and any thread that later unparks it read its
+     * PARKED state, written after that run.
+     *
+     * The cost on Scheduler.execute's path for fibers: a class comparison, one field load and a
+     * volatile int load. Writing a final field through reflection is allowed on JDK 25 for a
+     * non-static field of a normal class once setAccessible succeeded (the flag opens
+     * java.lang); a JDK that forbids it makes the check below fail fast with the reason.
+     *
+     * Checked once, when the first FiberIo is built: without the flag (or on a JDK whose
+     * internals differ) the constructor fails with an IllegalStateException that names the flag,
+     * instead of an obscure reflection error later.
      */
 
     /** The flag, as users pass it on the class path. */
@@ -29,25 +59,76 @@ public final class Carriers {
 
     private static final MethodHandle CURRENT_CARRIER;
     private static final Constructor<?> BUILDER;
+    /** The class of VirtualThread::runContinuation, the Runnable a virtual thread submits. */
+    private static final Class<?> CONTINUATION_CLASS;
+    /** The thread captured by a runContinuation method reference. */
+    private static final VarHandle CONTINUATION_THREAD;
+    /** VirtualThread.state, and the value it has between start() and the first run. */
+    private static final VarHandle STATE;
+    private static final int STARTED;
+    /** VirtualThread.scheduler (final; written once per foreign thread, before it runs). */
+    private static final Field SCHEDULER;
+    private static final Executor DEFAULT_SCHEDULER;
     private static final RuntimeException UNAVAILABLE;
 
     static {
         MethodHandle carrier = null;
         Constructor<?> builder = null;
+        Class<?> continuationClass = null;
+        VarHandle continuationThread = null;
+        VarHandle state = null;
+        int started = -1;
+        Field scheduler = null;
+        Executor defaultScheduler = null;
         RuntimeException problem = null;
         try {
             MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Thread.class, MethodHandles.lookup());
             carrier = lookup.findStatic(Thread.class, "currentCarrierThread", MethodType.methodType(Thread.class));
             builder = Class.forName("java.lang.ThreadBuilders$VirtualThreadBuilder").getDeclaredConstructor(Executor.class);
             builder.setAccessible(true);
-        } catch (ReflectiveOperationException | RuntimeException e) {
+
+            Class<?> virtualThread = Class.forName("java.lang.VirtualThread");
+            MethodHandles.Lookup vt = MethodHandles.privateLookupIn(virtualThread, MethodHandles.lookup());
+            state = vt.findVarHandle(virtualThread, "state", int.class);
+            started = (int) vt.findStaticVarHandle(virtualThread, "STARTED", int.class).get();
+            defaultScheduler = (Executor) vt.findStatic(virtualThread, "defaultScheduler",
+                    MethodType.methodType(Executor.class)).invoke();
+            scheduler = virtualThread.getDeclaredField("scheduler");
+            scheduler.setAccessible(true);
+            // A thread that is never started, only to find the shape of its continuation.
+            Thread probe = Thread.ofVirtual().unstarted(() -> {});
+            Runnable continuation = (Runnable) vt.findVarHandle(virtualThread, "runContinuation", Runnable.class).get(probe);
+            continuationClass = continuation.getClass();
+            Field captured = null;
+            for (Field field : continuationClass.getDeclaredFields()) {
+                if (field.getType() == virtualThread) {
+                    captured = field;
+                }
+            }
+            if (captured == null) {
+                throw new IllegalStateException("VirtualThread.runContinuation does not capture its thread");
+            }
+            continuationThread = MethodHandles.privateLookupIn(continuationClass, MethodHandles.lookup())
+                    .findVarHandle(continuationClass, captured.getName(), virtualThread);
+            if ((Thread) continuationThread.get(continuation) != probe) {
+                throw new IllegalStateException("VirtualThread.runContinuation does not capture its own thread");
+            }
+        } catch (Throwable e) {
             String module = Carriers.class.getModule().isNamed() ? Carriers.class.getModule().getName() : "ALL-UNNAMED";
+            boolean denied = e instanceof IllegalAccessException || e instanceof java.lang.reflect.InaccessibleObjectException;
             problem = new IllegalStateException("FiberIo needs the JVM flag --add-opens java.base/java.lang=" + module
                     + " (it runs fibers as virtual threads on its own scheduler, through a JDK constructor that is not"
-                    + " public); add it to the java command line, Surefire's argLine or the jar manifest (Add-Opens)", e);
+                    + " public); add it to the java command line, Surefire's argLine or the jar manifest (Add-Opens)"
+                    + (denied ? "" : ". With the flag given, this JDK's virtual-thread internals differ from JDK 25's: " + e), e);
         }
         CURRENT_CARRIER = carrier;
         BUILDER = builder;
+        CONTINUATION_CLASS = continuationClass;
+        CONTINUATION_THREAD = continuationThread;
+        STATE = state;
+        STARTED = started;
+        SCHEDULER = scheduler;
+        DEFAULT_SCHEDULER = defaultScheduler;
         UNAVAILABLE = problem;
     }
 
@@ -60,11 +141,14 @@ public final class Carriers {
         }
     }
 
-    /** Returns a virtual-thread builder whose threads are scheduled by {@code scheduler}. */
-    public static Thread.Builder.OfVirtual virtualThreadBuilder(Executor scheduler) {
+    /**
+     * Returns a virtual-thread builder whose threads are scheduled by {@code scheduler} and carry
+     * {@code mark} as their uncaught-exception handler (how {@link #foreignStart} tells them apart).
+     */
+    static Thread.Builder.OfVirtual virtualThreadBuilder(Executor scheduler, Thread.UncaughtExceptionHandler mark) {
         checkAvailable();
         try {
-            return (Thread.Builder.OfVirtual) BUILDER.newInstance(scheduler);
+            return ((Thread.Builder.OfVirtual) BUILDER.newInstance(scheduler)).uncaughtExceptionHandler(mark);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("could not create a virtual-thread builder", e);
         }
@@ -77,5 +161,33 @@ public final class Carriers {
         } catch (Throwable e) {
             throw new IllegalStateException("Thread.currentCarrierThread failed", e);
         }
+    }
+
+    /**
+     * If {@code continuation} is the first submission of a virtual thread that is not a fiber
+     * (its uncaught-exception handler is not {@code mark}), returns that thread; otherwise null.
+     */
+    static Thread foreignStart(Runnable continuation, Thread.UncaughtExceptionHandler mark) {
+        if (continuation.getClass() != CONTINUATION_CLASS) {
+            return null; // not a virtual thread's continuation (a scheduler test's plain Runnable)
+        }
+        Thread thread = (Thread) CONTINUATION_THREAD.get(continuation);
+        if ((int) STATE.getVolatile(thread) != STARTED || thread.getUncaughtExceptionHandler() == mark) {
+            return null;
+        }
+        return thread;
+    }
+
+    /**
+     * Makes {@code thread}, a virtual thread that has not run yet, a thread of the JDK's default
+     * scheduler, and submits its first run there.
+     */
+    static void moveToDefaultScheduler(Thread thread, Runnable continuation) {
+        try {
+            SCHEDULER.set(thread, DEFAULT_SCHEDULER);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException("could not move " + thread + " to the default scheduler", e);
+        }
+        DEFAULT_SCHEDULER.execute(continuation);
     }
 }

@@ -40,6 +40,13 @@ public final class Scheduler implements Executor {
      * parks. Timers are fired only by workers: a worker blocked by a pinned fiber fires none
      * (with one worker, nothing fires until it is unblocked).
      *
+     * Virtual threads that are not fibers: a thread that user code (or the JDK, for its socket
+     * pollers) builds inside a fiber inherits this Executor. Its first submission, at its start,
+     * is recognised here and the thread is moved to the JDK's default scheduler for good, before
+     * it runs (Carriers, "Virtual threads that are not fibers"); that check comes before the
+     * `stopped` one, so a thread started after close is moved too, never dropped. Fibers carry
+     * `fiberMark` as their uncaught-exception handler, which is how they are told apart.
+     *
      * Stopping: `stopped` (volatile) is written once by stop(); workers read it every loop and
      * after every park; stop() unparks them all and joins their threads. Continuations submitted
      * after stop (fibers readied later) are counted and dropped: FiberIo reports the tasks that
@@ -58,6 +65,8 @@ public final class Scheduler implements Executor {
     private volatile boolean stopped;
     /** Whether idle workers spin before parking; on a virtual clock they never do. */
     final boolean spinBeforeParking;
+    /** Every fiber's uncaught-exception handler: marks it as this scheduler's own. */
+    private final Thread.UncaughtExceptionHandler fiberMark = new FiberMark();
 
     /**
      * Creates and starts a scheduler.
@@ -89,8 +98,18 @@ public final class Scheduler implements Executor {
         return workers.length;
     }
 
+    /** Returns a builder of fibers: virtual threads scheduled by this scheduler. */
+    public Thread.Builder.OfVirtual fiberBuilder() {
+        return Carriers.virtualThreadBuilder(this, fiberMark);
+    }
+
     @Override
     public void execute(Runnable task) {
+        Thread foreign = Carriers.foreignStart(task, fiberMark);
+        if (foreign != null) {
+            Carriers.moveToDefaultScheduler(foreign, task);
+            return;
+        }
         if (stopped) {
             dropped.incrementAndGet();
             return;
@@ -283,6 +302,17 @@ public final class Scheduler implements Executor {
     /** Returns how many continuations arrived after stop and were dropped. */
     public long droppedAfterStop() {
         return dropped.get();
+    }
+
+    /**
+     * The uncaught-exception handler of this scheduler's fibers: behaves as a thread without one
+     * (the thread group's handling), and its identity marks a virtual thread as a fiber.
+     */
+    private static final class FiberMark implements Thread.UncaughtExceptionHandler {
+        @Override
+        public void uncaughtException(Thread thread, Throwable failure) {
+            thread.getThreadGroup().uncaughtException(thread, failure);
+        }
     }
 
     @Override

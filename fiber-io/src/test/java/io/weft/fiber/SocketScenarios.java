@@ -1,0 +1,135 @@
+package io.weft.fiber;
+
+import io.weft.Future;
+import io.weft.Io;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Socket I/O on fibers and on plain virtual threads in one JVM, run by {@link ForeignVirtualThreadsTest}
+ * in a fresh JVM each: the JDK starts its socket pollers once per JVM, from the first virtual
+ * thread that blocks on a socket, so only a fresh JVM shows where they end up. Exits 0 when the
+ * scenario held, 1 with the reason otherwise (a hang is the child's timeout).
+ */
+final class SocketScenarios {
+    private static final int REQUESTS = 50;
+    private static final long WAIT_SECONDS = 20;
+
+    public static void main(String[] args) throws Exception {
+        try (EchoServer server = new EchoServer()) {
+            switch (args[0]) {
+                case "fiber-then-plain" -> {
+                    fiberIoDoesSocketIo(server, 1);
+                    plainVirtualThreadsDoSocketIo(server, 1);
+                }
+                case "cycles-fiber-first" -> {
+                    for (int cycle = 0; cycle < 10; cycle++) {
+                        fiberIoDoesSocketIo(server, 4);
+                        plainVirtualThreadsDoSocketIo(server, 4);
+                    }
+                }
+                case "cycles-plain-first" -> {
+                    for (int cycle = 0; cycle < 10; cycle++) {
+                        plainVirtualThreadsDoSocketIo(server, 4);
+                        fiberIoDoesSocketIo(server, 4);
+                    }
+                }
+                case "plain-under-cpu-load" -> plainSocketIoWhileEveryWorkerComputes(server);
+                default -> throw new IllegalArgumentException("no scenario " + args[0]);
+            }
+        } catch (Throwable failure) {
+            failure.printStackTrace(System.out);
+            System.exit(1);
+        }
+        System.out.println("scenario held: " + args[0]);
+        System.exit(0);
+    }
+
+    /** A FiberIo whose tasks each make REQUESTS round trips, then closes (which must not fail). */
+    private static void fiberIoDoesSocketIo(EchoServer server, int connections) {
+        try (FiberIo io = FiberIo.builder().workers(2).build()) {
+            int sum = io.call(() -> {
+                List<Future<Integer>> clients = new ArrayList<>();
+                for (int i = 0; i < connections; i++) {
+                    clients.add(Io.async(() -> server.roundTrips(REQUESTS)));
+                }
+                int total = 0;
+                for (Future<Integer> client : clients) {
+                    total += client.await();
+                }
+                return total;
+            });
+            check(sum == connections * EchoServer.expectedSum(REQUESTS), "fibers echoed " + sum);
+        }
+    }
+
+    /** Plain virtual threads (JDK default scheduler) each make REQUESTS round trips. */
+    private static void plainVirtualThreadsDoSocketIo(EchoServer server, int connections) throws Exception {
+        List<CompletableFuture<Integer>> clients = new ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            CompletableFuture<Integer> client = new CompletableFuture<>();
+            Thread.ofVirtual().start(() -> {
+                try {
+                    client.complete(server.roundTrips(REQUESTS));
+                } catch (Throwable e) {
+                    client.completeExceptionally(e);
+                }
+            });
+            clients.add(client);
+        }
+        for (CompletableFuture<Integer> client : clients) {
+            int sum = client.get(WAIT_SECONDS, TimeUnit.SECONDS); // a TimeoutException is the stranded-poller failure
+            check(sum == EchoServer.expectedSum(REQUESTS), "a plain virtual thread echoed " + sum);
+        }
+    }
+
+    /**
+     * The first socket I/O in the JVM happens on a fiber; then every worker of that FiberIo runs a
+     * task that computes without a suspend point, and a plain virtual thread's socket I/O must
+     * still make progress.
+     */
+    private static void plainSocketIoWhileEveryWorkerComputes(EchoServer server) throws Exception {
+        try (FiberIo io = FiberIo.builder().workers(2).build()) {
+            check(io.call(() -> server.roundTrips(1)) == 0, "the fiber's round trip");
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicInteger computing = new AtomicInteger();
+            List<Future<Long>> hogs = io.call(() -> {
+                List<Future<Long>> tasks = new ArrayList<>();
+                for (int i = 0; i < io.workers(); i++) {
+                    tasks.add(Io.async(() -> {
+                        computing.incrementAndGet();
+                        long spins = 0;
+                        while (!stop.get()) {
+                            spins++;
+                        }
+                        return spins;
+                    }));
+                }
+                return tasks;
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            while (computing.get() < io.workers()) {
+                check(System.nanoTime() < deadline, "the computing tasks did not all start");
+                Thread.onSpinWait();
+            }
+            try {
+                plainVirtualThreadsDoSocketIo(server, 2);
+            } finally {
+                stop.set(true);
+            }
+            for (Future<Long> hog : hogs) {
+                check(hog.await() > 0, "a computing task");
+            }
+        }
+    }
+
+    private static void check(boolean condition, String what) {
+        if (!condition) {
+            throw new AssertionError("failed: " + what);
+        }
+    }
+}

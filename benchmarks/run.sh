@@ -3,11 +3,12 @@
 #
 #   benchmarks/run.sh [quick|full|smoke] [extra JMH arguments...]
 #
-#   quick  (default) 1 fork, 2 × 1 s warm-up, 3 × 1 s measurement: 62 trials, about 8 minutes on 2 cores
-#          (Memory, in SingleShotTime mode, runs 2 + 3 single park/measure/release cycles per peer instead).
-#          Writes benchmarks/target/results.json and BENCHMARKS.md at the repository root.
-#   full   3 forks, 5 × 2 s warm-up, 5 × 2 s measurement: about 50 minutes on 2 cores; for careful
-#          runs on a quiet machine. Writes the same files.
+#   quick  (default) 3 forks, 2 × 1 s warm-up, 3 × 1 s measurement, -prof gc: 90 trials x 3 forks,
+#          about 40 minutes on 2 cores (Memory, in SingleShotTime mode, runs 2 + 3 single
+#          park/measure/release cycles per fork instead). Writes benchmarks/target/results.json and
+#          BENCHMARKS.md at the repository root; rows whose error exceeds 25% are flagged inconclusive.
+#   full   3 forks, 5 × 2 s warm-up, 5 × 2 s measurement, -prof gc: about 80 minutes on 2 cores; for
+#          careful runs on a quiet machine. Writes the same files.
 #   smoke  every benchmark for one tiny iteration (1 fork, no warm-up, 1 × 100 ms), so they cannot
 #          rot; fails on any benchmark error; writes benchmarks/target/smoke.json, no report.
 #
@@ -18,8 +19,8 @@ set -euo pipefail
 mode=${1:-quick}
 [[ $# -gt 0 ]] && shift
 case "$mode" in
-    quick) jmh=(-f 1 -wi 2 -w 1s -i 3 -r 1s) ;;
-    full)  jmh=(-f 3 -wi 5 -w 2s -i 5 -r 2s) ;;
+    quick) jmh=(-f 3 -wi 2 -w 1s -i 3 -r 1s -prof gc) ;;
+    full)  jmh=(-f 3 -wi 5 -w 2s -i 5 -r 2s -prof gc) ;;
     smoke) jmh=(-f 1 -wi 0 -i 1 -r 100ms) ;;
     *) echo "usage: benchmarks/run.sh [quick|full|smoke] [extra JMH arguments...]" >&2; exit 2 ;;
 esac

@@ -23,18 +23,21 @@ import org.openjdk.jmh.annotations.TearDown;
  * Channel MPMC: 10,000 items from P producers to C consumers through a bounded queue of capacity
  * 1, 16 or 1024, for P×C of 1×1 and 2×2. {@code fiber}: Weft's {@link Channel} between fibers on
  * FiberIo (close after the producers, consumers iterate). {@code vthread}: an
- * {@link ArrayBlockingQueue} between JDK virtual threads (one poison pill per consumer). One
+ * {@link ArrayBlockingQueue} between JDK virtual threads (one poison pill per consumer).
+ * {@code kotlin}: a kotlinx {@code Channel(capacity)} between coroutines on {@code Dispatchers.Default}
+ * (close after the producers, consumers iterate). One
  * benchmark method per shape and capacity, so each is its own workload in the report.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @State(Scope.Benchmark)
-@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2"})
+@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
+        "-Dkotlinx.coroutines.scheduler.core.pool.size=2"})
 public class ChannelMpmc {
     static final int ITEMS = 10_000;
     private static final Integer POISON = -1;
 
-    @Param({"fiber", "vthread"})
+    @Param({"fiber", "vthread", "kotlin"})
     public String peer;
 
     private Peers peers;
@@ -80,7 +83,11 @@ public class ChannelMpmc {
     }
 
     private long run(int producers, int consumers, int capacity) throws InterruptedException {
-        long sum = peer.equals("fiber") ? weft(producers, consumers, capacity) : blockingQueue(producers, consumers, capacity);
+        long sum = switch (peer) {
+            case "fiber" -> weft(producers, consumers, capacity);
+            case "kotlin" -> peers.kotlin.channel(producers, consumers, capacity);
+            default -> blockingQueue(producers, consumers, capacity);
+        };
         long expected = (long) ITEMS * (ITEMS - 1) / 2;
         if (sum != expected) {
             throw new IllegalStateException("lost or duplicated items: sum " + sum + " != " + expected);

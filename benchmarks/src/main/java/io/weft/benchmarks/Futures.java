@@ -39,7 +39,8 @@ import reactor.core.publisher.Mono;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @State(Scope.Benchmark)
-@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2"})
+@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
+        "-Dkotlinx.coroutines.scheduler.core.pool.size=2"})
 public class Futures {
     static final int CHAIN_LENGTH = 100;
     static final int RACES = 100;
@@ -48,18 +49,20 @@ public class Futures {
     static final Duration LOSER_DELAY = Duration.ofHours(1);
 
     /** The runtime under test. */
-    @Param({"fiber", "vthread", "fjp", "tpe", "reactor", "blocking"})
+    @Param({"fiber", "vthread", "fjp", "tpe", "reactor", "kotlin", "floor", "blocking"})
     public String peer;
 
     private Peers peers;
-    /** For vthread races: {@code invokeAny} on a thread-per-task executor is the JDK's race. */
+    /** For vthread and floor races: {@code invokeAny} on a thread-per-task executor is the JDK's race. */
     private ExecutorService virtualThreads;
 
     /** Starts the peer's runtime. */
     @Setup(Level.Trial)
     public void start() {
         peers = Peers.start(peer);
-        virtualThreads = Executors.newVirtualThreadPerTaskExecutor();
+        virtualThreads = peers.floor != null
+                ? Executors.newThreadPerTaskExecutor(peers.floor.factory())
+                : Executors.newVirtualThreadPerTaskExecutor();
     }
 
     /** Stops the peer's runtime. */
@@ -89,14 +92,15 @@ public class Futures {
                 }
                 return previous.await();
             });
-            case "vthread" -> Peers.get(Peers.startVirtual(() -> {
-                FutureTask<Integer> previous = Peers.startVirtual(() -> 0);
+            case "vthread", "floor" -> Peers.get(peers.startThread(() -> {
+                FutureTask<Integer> previous = peers.startThread(() -> 0);
                 for (int i = 1; i < CHAIN_LENGTH; i++) {
                     FutureTask<Integer> before = previous;
-                    previous = Peers.startVirtual(() -> Peers.get(before) + 1);
+                    previous = peers.startThread(() -> Peers.get(before) + 1);
                 }
                 return Peers.get(previous);
             }));
+            case "kotlin" -> peers.kotlin.awaitChain();
             case "fjp", "tpe" -> {
                 Executor executor = peers.executor();
                 CompletableFuture<Integer> previous = CompletableFuture.supplyAsync(() -> 0, executor);
@@ -151,7 +155,7 @@ public class Futures {
                 }
                 return total;
             });
-            case "vthread" -> Peers.get(Peers.startVirtual(() -> {
+            case "vthread", "floor" -> Peers.get(peers.startThread(() -> {
                 long total = 0;
                 for (int i = 0; i < RACES; i++) {
                     int index = i;
@@ -187,6 +191,7 @@ public class Futures {
                             Mono.delay(LOSER_DELAY, peers.reactor).map(tick -> -1)))
                     .reduce(0L, (total, value) -> total + value)
                     .block();
+            case "kotlin" -> peers.kotlin.race();
             default -> throw new IllegalStateException(peer);
         };
         return Peers.check(sum, (long) RACES * (RACES - 1) / 2);
@@ -221,11 +226,11 @@ public class Futures {
                 }
                 return total;
             });
-            case "vthread" -> Peers.get(Peers.startVirtual(() -> {
+            case "vthread", "floor" -> Peers.get(peers.startThread(() -> {
                 List<FutureTask<Integer>> parts = new ArrayList<>(FAN_OUT);
                 for (int i = 0; i < FAN_OUT; i++) {
                     int index = i;
-                    parts.add(Peers.startVirtual(() -> index));
+                    parts.add(peers.startThread(() -> index));
                 }
                 long total = 0;
                 for (FutureTask<Integer> part : parts) {
@@ -254,6 +259,7 @@ public class Futures {
                     .flatMap(index -> Mono.fromCallable(() -> index).subscribeOn(peers.reactor), FAN_OUT)
                     .reduce(0L, (total, value) -> total + value)
                     .block();
+            case "kotlin" -> peers.kotlin.fanOutFanIn();
             default -> throw new IllegalStateException(peer);
         };
         return Peers.check(sum, (long) FAN_OUT * (FAN_OUT - 1) / 2);

@@ -48,7 +48,8 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @State(Scope.Benchmark)
-@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2"})
+@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
+        "-Dkotlinx.coroutines.scheduler.core.pool.size=2"})
 public class Memory {
     /*
      * Implementation notes.
@@ -102,7 +103,7 @@ public class Memory {
     private static final Function<Integer, Integer> PLUS_ONE = value -> value + 1;
 
     /** The runtime under test: fiber, vthread, or the callback reference. */
-    @Param({"fiber", "vthread", "callback"})
+    @Param({"fiber", "vthread", "kotlin", "callback"})
     public String peer;
 
     /** FiberIo for {@code fiber}, nothing for the others (virtual threads use the JDK's scheduler). */
@@ -156,6 +157,7 @@ public class Memory {
         return switch (peer) {
             case "fiber" -> parkFibers(measure);
             case "vthread" -> parkVirtualThreads(measure);
+            case "kotlin" -> suspendCoroutines(measure);
             case "callback" -> parkCallbacks(measure);
             default -> throw new IllegalStateException(peer);
         };
@@ -221,6 +223,20 @@ public class Memory {
             finished += Peers.get(task);
         }
         return new Cycle(bytesPerTask, finished);
+    }
+
+    private Cycle suspendCoroutines(boolean measure) {
+        CountDownLatch arrived = new CountDownLatch(PARKED_TASKS);
+        long before = measure ? settledUsedHeap() : 0;
+        KotlinPeer.Suspended suspended = peers.kotlin.startSuspended(PARKED_TASKS, arrived);
+        try {
+            arrived.await(); // each counts down inside suspendCancellableCoroutine's block, as it suspends
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        double bytesPerTask = measure ? (settledUsedHeap() - before) / (double) PARKED_TASKS : Double.NaN;
+        return new Cycle(bytesPerTask, suspended.release());
     }
 
     private Cycle parkCallbacks(boolean measure) {

@@ -26,6 +26,11 @@ import reactor.core.scheduler.Schedulers;
  *   <li>{@code fjp}: {@code new ForkJoinPool(WORKERS)} (LIFO local queues, the default);
  *   <li>{@code tpe}: {@code Executors.newFixedThreadPool(WORKERS)};
  *   <li>{@code reactor}: {@code Schedulers.newParallel(.., WORKERS)};
+ *   <li>{@code kotlin}: kotlinx.coroutines on {@code Dispatchers.Default}, sized to {@link #WORKERS}
+ *       threads by {@code -Dkotlinx.coroutines.scheduler.core.pool.size} in every {@code @Fork}
+ *       ({@link KotlinPeer});
+ *   <li>{@code floor}: JDK virtual threads on a trivial two-carrier scheduler of our own
+ *       ({@link FloorCarriers}): the physical limit of FiberIo's engine, not a competitor;
  *   <li>{@code blocking}: {@link BlockingIo} on a virtual clock (inline: no threads, so a sleep
  *       returns at once); a floor of Weft's own task machinery, not a competitor.
  * </ul>
@@ -40,6 +45,8 @@ final class Peers implements AutoCloseable {
     final ForkJoinPool fjp;
     final ExecutorService tpe;
     final Scheduler reactor;
+    final KotlinPeer kotlin;
+    final FloorCarriers floor;
     /** The Weft Io of {@code fiber} or {@code blocking}, bound once so a call does not allocate it. */
     final Io.Binding weft;
 
@@ -50,6 +57,8 @@ final class Peers implements AutoCloseable {
         this.fjp = peer.equals("fjp") ? new ForkJoinPool(WORKERS) : null;
         this.tpe = peer.equals("tpe") ? Executors.newFixedThreadPool(WORKERS) : null;
         this.reactor = peer.equals("reactor") ? Schedulers.newParallel("bench", WORKERS) : null;
+        this.kotlin = peer.equals("kotlin") ? new KotlinPeer() : null;
+        this.floor = peer.equals("floor") ? new FloorCarriers() : null;
         Io io = fiber != null ? fiber : blocking;
         this.weft = io != null ? Io.with(io) : null;
     }
@@ -57,13 +66,13 @@ final class Peers implements AutoCloseable {
     /**
      * Starts the runtime named {@code peer}.
      *
-     * @param peer one of fiber, vthread, fjp, tpe, reactor, blocking
+     * @param peer one of fiber, vthread, fjp, tpe, reactor, kotlin, floor, blocking
      * @return the started runtime
      * @throws IllegalArgumentException for an unknown name
      */
     static Peers start(String peer) {
         return switch (peer) {
-            case "fiber", "vthread", "fjp", "tpe", "reactor", "blocking" -> new Peers(peer);
+            case "fiber", "vthread", "fjp", "tpe", "reactor", "kotlin", "floor", "blocking" -> new Peers(peer);
             default -> throw new IllegalArgumentException("unknown peer " + peer);
         };
     }
@@ -98,6 +107,12 @@ final class Peers implements AutoCloseable {
         if (reactor != null) {
             reactor.dispose();
         }
+        if (kotlin != null) {
+            kotlin.close();
+        }
+        if (floor != null) {
+            floor.close();
+        }
     }
 
     private static void shut(ExecutorService executor) {
@@ -112,6 +127,19 @@ final class Peers implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- helpers for all workloads
+
+    /**
+     * Starts {@code body} on a new virtual thread: on the floor's carriers for {@code floor}, else
+     * on the JDK's default scheduler.
+     */
+    <T> FutureTask<T> startThread(Callable<T> body) {
+        return floor != null ? floor.start(body) : startVirtual(body);
+    }
+
+    /** Returns an unstarted virtual thread, on the floor's carriers for {@code floor}. */
+    Thread unstartedThread(Runnable body) {
+        return floor != null ? floor.unstarted(body) : Thread.ofVirtual().unstarted(body);
+    }
 
     /** Starts {@code body} on a new virtual thread (default scheduler); the JDK analogue of {@code Io.async}. */
     static <T> FutureTask<T> startVirtual(Callable<T> body) {

@@ -35,13 +35,17 @@ import reactor.core.publisher.Flux;
  *   <li>{@code jdk}: a {@link SubmissionPublisher} source and three {@code SubmissionPublisher}
  *       processors (buffer 256 each, asking upstream only for what they have room for) on a
  *       2-thread ForkJoinPool, summed by a {@link Flow.Subscriber}.
+ *   <li>{@code kotlin}: a kotlinx {@code Flow} ({@code asFlow}) with {@code buffer(256)} before each
+ *       operator (a producer coroutine and a channel: Flow's asynchronous, backpressured hop),
+ *       folded on {@code Dispatchers.Default}.
  * </ul>
  * Items per second = 100,000 / the score.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @State(Scope.Benchmark)
-@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2"})
+@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
+        "-Dkotlinx.coroutines.scheduler.core.pool.size=2"})
 public class PublisherThroughput {
     static final int ITEMS = 100_000;
     static final int BUFFER = 256;
@@ -50,7 +54,7 @@ public class PublisherThroughput {
     private static final IntUnaryOperator TWICE = x -> x * 2;
     private static final long EXPECTED = expected();
 
-    @Param({"fiber", "reactor", "jdk"})
+    @Param({"fiber", "reactor", "jdk", "kotlin"})
     public String peer;
 
     private Peers peers;
@@ -71,6 +75,7 @@ public class PublisherThroughput {
             case "fiber" -> weft();
             case "reactor" -> reactor();
             case "jdk" -> submissionPublishers();
+            case "kotlin" -> peers.kotlin.pipeline();
             default -> throw new IllegalStateException(peer);
         };
         return Peers.check(sum, EXPECTED);

@@ -26,17 +26,32 @@ import org.openjdk.jmh.util.ListStatistics;
  */
 public final class Report {
     /** Peers in the order the tables list them. */
-    private static final List<String> PEERS = List.of("fiber", "vthread", "fjp", "tpe", "threads", "reactor", "jdk", "blocking");
-    private static final Map<String, String> PEER_NAMES = Map.of(
-            "fiber", "FiberIo (2 workers)",
-            "vthread", "JDK virtual threads, default scheduler (parallelism 2)",
-            "fjp", "ForkJoinPool(2) / CompletableFuture",
-            "tpe", "ThreadPoolExecutor, 2 platform threads",
-            "threads", "platform thread per connection (cached thread pool)",
-            "reactor", "Reactor, Schedulers.newParallel(2)",
-            "jdk", "JDK SubmissionPublisher chain, ForkJoinPool(2)",
-            "blocking", "BlockingIo (inline; Weft's own floor, not a competitor)",
-            "callback", "CompletableFuture stage on an incomplete future (no thread, no stack; a reference, not a competitor)");
+    private static final List<String> PEERS =
+            List.of("fiber", "vthread", "fjp", "tpe", "threads", "kotlin", "reactor", "jdk", "floor", "blocking");
+    /** The summary's ratio columns: the peers users choose between, then the floor. */
+    private static final List<String> SUMMARY_PEERS = List.of("vthread", "fjp", "kotlin", "reactor", "floor");
+    private static final Map<String, String> SUMMARY_NAMES = Map.of(
+            "vthread", "vs JDK virtual threads",
+            "fjp", "vs FJP / CompletableFuture",
+            "kotlin", "vs kotlinx.coroutines",
+            "reactor", "vs Reactor",
+            "floor", "vs the floor");
+    /** A score whose error exceeds this fraction of it is inconclusive: no ratio is quoted for it. */
+    static final double INCONCLUSIVE_ERROR = 0.25;
+    private static final Map<String, String> PEER_NAMES = Map.ofEntries(Map.entry("kotlin",
+            "kotlinx.coroutines 1.11, Dispatchers.Default (2 threads)"), Map.entry("floor",
+            "floor: JDK virtual threads on a trivial 2-carrier scheduler (a limit, not a competitor)"), Map.entry(
+            "fiber", "FiberIo (2 workers)"), Map.entry(
+            "vthread", "JDK virtual threads, default scheduler (parallelism 2)"), Map.entry(
+            "fjp", "ForkJoinPool(2) / CompletableFuture"), Map.entry(
+            "tpe", "ThreadPoolExecutor, 2 platform threads"), Map.entry(
+            "threads", "platform thread per connection (cached thread pool)"), Map.entry(
+            "reactor", "Reactor, Schedulers.newParallel(2)"), Map.entry(
+            "jdk", "JDK SubmissionPublisher chain, ForkJoinPool(2)"), Map.entry(
+            "blocking", "BlockingIo (inline; Weft's own floor, not a competitor)"), Map.entry(
+            "callback", "CompletableFuture stage on an incomplete future (no thread, no stack; a reference, not a competitor)"));
+    /** JMH's {@code -prof gc} result: bytes allocated per operation. */
+    private static final String GC_BYTES = "gc.alloc.rate.norm";
     /** The secondary result that replaces the primary score: {@link Memory.Footprint}'s counter. */
     private static final String BYTES_PER_TASK = "bytesPerTask";
     /** What each workload does; the benchmarks' Javadoc says how each peer does it. */
@@ -71,7 +86,8 @@ public final class Report {
         String parked = String.format(Locale.ROOT, "%,d", Memory.PARKED_TASKS);
         WORKLOADS.put("Memory.parked", "memory: heap bytes per parked task, " + parked + " parked at once (not a time; lower is better). "
                 + "fiber: `Io.async` tasks on FiberIo, each parked in `Io.suspendRaw` on its own ParkToken; vthread: JDK virtual "
-                + "threads on the default scheduler, each running a FutureTask parked in `LockSupport.park`; callback: a "
+                + "threads on the default scheduler, each running a FutureTask parked in `LockSupport.park`; kotlin: coroutines "
+                + "(`scope.async` on Dispatchers.Default) each suspended in `suspendCancellableCoroutine`; callback: a "
                 + "`CompletableFuture.thenApply` stage waiting on one incomplete future, a waiting task with no thread and no stack "
                 + "(a reference). Each measured iteration is one cycle (SingleShotTime): `System.gc()` until the used heap (Runtime "
                 + "total - free) settles, start the tasks, wait until each has counted down a latch and its thread is WAITING, "
@@ -95,10 +111,19 @@ public final class Report {
 
     private Report() {}
 
-    /** One peer's score in one workload. */
-    record Score(String workload, String peer, double score, double error, String unit, String mode) {
+    /** One peer's score in one workload, with its bytes allocated per operation (NaN without {@code -prof gc}). */
+    record Score(String workload, String peer, double score, double error, String unit, String mode, double bytesPerOp) {
         boolean lowerIsBetter() {
             return !mode.equals("thrpt");
+        }
+
+        /** Whether the error is too wide (or unknown) to quote a ratio against this score. */
+        boolean inconclusive() {
+            return !(error <= INCONCLUSIVE_ERROR * Math.abs(score));
+        }
+
+        String errorPercent() {
+            return Double.isNaN(error) ? "?" : String.format(Locale.ROOT, "%.0f%%", 100 * error / Math.abs(score));
         }
     }
 
@@ -138,11 +163,12 @@ public final class Report {
             Map<?, ?> metric = (Map<?, ?>) result.get("primaryMetric");
             Map<?, ?> secondary = (Map<?, ?>) result.get("secondaryMetrics");
             Score score;
+            double allocated = secondary != null && secondary.get(GC_BYTES) instanceof Map<?, ?> gc ? number(gc.get("score")) : Double.NaN;
             if (secondary != null && secondary.get(BYTES_PER_TASK) instanceof Map<?, ?> bytes) {
                 score = perIterationMean(workload, peer, bytes, "bytes/task", (String) result.get("mode"));
             } else {
                 score = new Score(workload, peer, number(metric.get("score")), number(metric.get("scoreError")),
-                        (String) metric.get("scoreUnit"), (String) result.get("mode"));
+                        (String) metric.get("scoreUnit"), (String) result.get("mode"), allocated);
             }
             byWorkload.computeIfAbsent(workload, key -> new LinkedHashMap<>()).put(peer, score);
         }
@@ -166,18 +192,26 @@ public final class Report {
                 .append(' ').append(System.getProperty("os.arch")).append(" |\n");
         out.append("| CPU | ").append(Runtime.getRuntime().availableProcessors()).append(" × ").append(cpuModel()).append(" |\n\n");
 
-        out.append("**How to read the ratio.** Every workload is measured as time per operation (one operation = the whole ")
-                .append("workload, e.g. 10,000 spawns), so lower scores are better; the memory workload is measured in heap ")
-                .append("bytes per parked task, lower also better. *FiberIo ratio* = best other peer's score ÷ ")
-                .append("FiberIo's score (for a throughput mode it would be FiberIo's ÷ the best other's): **> 1 means FiberIo is ")
-                .append("better** by that factor, < 1 that it is behind. \"Other\" excludes `blocking` (BlockingIo runs tasks inline ")
-                .append("with no scheduling; it is Weft's own floor, shown for reference). The per-row column is the same ratio ")
-                .append("against that row's peer. Error is JMH's 99.9% confidence half-width (NaN with a single iteration). ")
-                .append("Scores on a shared or noisy machine are not comparable across runs; the ratios within one run are what ")
-                .append("this report is for.\n\n");
+        out.append("**How to read the ratio.** Most workloads are measured as time per operation (one operation = the ")
+                .append("whole workload, e.g. 10,000 spawns), so lower scores are better; the echo server in requests per second, ")
+                .append("higher is better; the memory workload in heap bytes per parked task, lower is better. *FiberIo ratio vs a ")
+                .append("peer* = that peer's time ÷ FiberIo's time (for throughput: FiberIo's ÷ the peer's): **> 1 means FiberIo ")
+                .append("is better** by that factor, < 1 that it is behind. Against the floor (virtual threads on a trivial ")
+                .append("two-carrier scheduler of our own: the limit of the engine FiberIo chose) the same ratio says how close ")
+                .append("FiberIo comes to it: 1 is the limit; a trivial scheduler has no fairness or LIFO slot, so FiberIo can ")
+                .append("beat it where those pay. Error is JMH's 99.9% confidence half-width over every fork's iterations; a row ")
+                .append("whose error exceeds ").append((int) (INCONCLUSIVE_ERROR * 100)).append("% of its score is **inconclusive**, and no ")
+                .append("ratio is quoted against it. *B/op* is JMH's `-prof gc` allocation per operation (`gc.alloc.rate.norm`), ")
+                .append("where the run had the profiler. Scores on a shared or noisy machine are not comparable across runs; the ")
+                .append("ratios within one run are what this report is for.\n\n");
 
         StringBuilder summary = new StringBuilder();
-        summary.append("## Summary\n\n| workload | FiberIo | best other peer | FiberIo ratio |\n|---|---:|---|---:|\n");
+        summary.append("## Summary\n\nFiberIo's score and its ratio against each peer (> 1: FiberIo better; – : the peer does not run ")
+                .append("this workload).\n\n| workload | FiberIo | FiberIo B/op |");
+        for (String peer : SUMMARY_PEERS) {
+            summary.append(' ').append(SUMMARY_NAMES.get(peer)).append(" |");
+        }
+        summary.append("\n|---|---:|---:|").append("---:|".repeat(SUMMARY_PEERS.size())).append('\n');
         StringBuilder tables = new StringBuilder();
         for (Map.Entry<String, Map<String, Score>> entry : ordered(byWorkload)) {
             String workload = entry.getKey();
@@ -186,15 +220,19 @@ public final class Report {
             tables.append(WORKLOADS.getOrDefault(workload, "")).append("\n\n");
             Score fiber = scores.get("fiber");
             Optional<Score> best = scores.values().stream()
-                    .filter(score -> PEERS.contains(score.peer()) && !score.peer().equals("fiber") && !score.peer().equals("blocking"))
+                    .filter(score -> PEERS.contains(score.peer()) && !score.peer().equals("fiber")
+                            && !score.peer().equals("blocking") && !score.peer().equals("floor"))
                     .min((a, b) -> Double.compare(a.lowerIsBetter() ? a.score() : -a.score(), b.lowerIsBetter() ? b.score() : -b.score()));
             boolean withRatio = fiber != null;
-            tables.append(withRatio ? "| peer" : "| floor").append(" | score | error (±) | units |").append(withRatio ? " FiberIo ratio vs this peer |" : "").append('\n');
-            tables.append("|---|---:|---:|---|").append(withRatio ? "---:|" : "").append('\n');
+            tables.append(withRatio ? "| peer" : "| floor").append(" | score | error (±) | error % | units | B/op |")
+                    .append(withRatio ? " FiberIo ratio vs this peer |" : "").append('\n');
+            tables.append("|---|---:|---:|---:|---|---:|").append(withRatio ? "---:|" : "").append('\n');
             for (Score score : inPeerOrder(scores)) {
                 tables.append("| ").append(PEER_NAMES.getOrDefault(score.peer(), "`" + score.peer() + "`"))
                         .append(" | ").append(format(score.score())).append(" | ").append(format(score.error()))
-                        .append(" | ").append(score.unit()).append(" |");
+                        .append(" | ").append(score.errorPercent()).append(score.inconclusive() ? " (inconclusive)" : "")
+                        .append(" | ").append(score.unit()).append(" | ").append(Double.isNaN(score.bytesPerOp()) ? "–" : format(score.bytesPerOp()))
+                        .append(" |");
                 if (withRatio) {
                     tables.append(' ').append(score.peer().equals("fiber") ? "—" : ratio(fiber, score)).append(" |");
                 }
@@ -204,9 +242,16 @@ public final class Report {
                 String ratio = ratio(fiber, best.get());
                 tables.append("\n**FiberIo ratio vs the best other peer (").append(best.get().peer()).append("): ")
                         .append(ratio).append("** (> 1: FiberIo better).\n");
+            }
+            if (withRatio) {
                 summary.append("| ").append(workload).append(" | ").append(format(fiber.score())).append(' ').append(fiber.unit())
-                        .append(" | ").append(best.get().peer()).append(", ").append(format(best.get().score())).append(' ')
-                        .append(best.get().unit()).append(" | ").append(ratio).append(" |\n");
+                        .append(fiber.inconclusive() ? " (±" + fiber.errorPercent() + ")" : "").append(" | ")
+                        .append(Double.isNaN(fiber.bytesPerOp()) ? "–" : format(fiber.bytesPerOp())).append(" |");
+                for (String peer : SUMMARY_PEERS) {
+                    Score other = scores.get(peer);
+                    summary.append(' ').append(other == null ? "–" : ratio(fiber, other)).append(" |");
+                }
+                summary.append('\n');
             }
             tables.append('\n');
         }
@@ -234,7 +279,7 @@ public final class Report {
         if (statistics.getN() == 0) {
             throw new IllegalArgumentException(workload + " (" + peer + ") has no per-iteration values");
         }
-        return new Score(workload, peer, statistics.getMean(), statistics.getMeanErrorAt(0.999), unit, mode);
+        return new Score(workload, peer, statistics.getMean(), statistics.getMeanErrorAt(0.999), unit, mode, Double.NaN);
     }
 
     private static List<Map.Entry<String, Map<String, Score>>> ordered(Map<String, Map<String, Score>> byWorkload) {
@@ -260,8 +305,11 @@ public final class Report {
         return index >= 0 ? index : PEERS.size();
     }
 
-    /** FiberIo's advantage over {@code other}: > 1 means FiberIo is better. */
+    /** FiberIo's advantage over {@code other}: > 1 means FiberIo is better; "inconclusive" if either error is too wide. */
     private static String ratio(Score fiber, Score other) {
+        if (fiber.inconclusive() || other.inconclusive()) {
+            return "inconclusive";
+        }
         double ratio = fiber.lowerIsBetter() ? other.score() / fiber.score() : fiber.score() / other.score();
         return String.format(Locale.ROOT, "%.2f×", ratio);
     }

@@ -29,7 +29,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * one per worker: each spins for {@link #SLICE_NANOS} on the CPU, then yields, until the trial
  * ends. A spinner that never yielded would starve everything on a two-worker runtime, so, like
  * Tokio's busy tasks ({@code yield_now} in a loop), they yield: fibers with {@code Thread.yield()};
- * the thread pool by {@code execute} of itself (the back of its FIFO queue); FJP, whose own
+ * the thread pool by {@code execute} of itself (the back of its FIFO queue); kotlinx coroutines
+ * with {@code yield()}; FJP, whose own
  * cooperative yield is to help, by running one pending submission ({@code pollSubmission}) in
  * place. The workload then measures how quickly a runtime gets remote work running between
  * slices of busy tasks: its fairness and how often it looks at its shared (injector) queue.
@@ -44,14 +45,15 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @State(Scope.Benchmark)
-@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2"})
+@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
+        "-Dkotlinx.coroutines.scheduler.core.pool.size=2"})
 public class SpawnManyRemoteBusy {
     /** How long a spinner computes between two yields. */
     static final long SLICE_NANOS = 5_000;
     static final int SPINNERS = Peers.WORKERS;
 
-    /** The runtime under test: fiber, fjp or tpe (vthread starves here: see the class comment). */
-    @Param({"fiber", "fjp", "tpe"})
+    /** The runtime under test: fiber, fjp, tpe or kotlin (vthread starves here: see the class comment). */
+    @Param({"fiber", "fjp", "tpe", "kotlin"})
     public String peer;
 
     private Peers peers;
@@ -60,6 +62,7 @@ public class SpawnManyRemoteBusy {
     private final AtomicInteger fjpSpinnersRunning = new AtomicInteger();
     private final List<Future<Long>> fiberSpinners = new ArrayList<>();
     private final List<Thread> virtualSpinners = new ArrayList<>();
+    private final List<kotlinx.coroutines.Job> kotlinSpinners = new ArrayList<>();
 
     /** Starts the peer's runtime and its two spinners. */
     @Setup(Level.Trial)
@@ -72,6 +75,7 @@ public class SpawnManyRemoteBusy {
                 case "vthread" -> virtualSpinners.add(Thread.startVirtualThread(this::spinUntilStopped));
                 case "fjp" -> peers.fjp.execute(new FjpSpinner(this));
                 case "tpe" -> peers.tpe.execute(new TpeSpinner());
+                case "kotlin" -> kotlinSpinners.add(peers.kotlin.startSpinner(() -> spinning, SpawnManyRemoteBusy::spin));
                 default -> throw new IllegalStateException(peer);
             }
         }
@@ -85,6 +89,7 @@ public class SpawnManyRemoteBusy {
             spinner.await();
         }
         virtualSpinners.forEach(Peers::join);
+        kotlinSpinners.forEach(KotlinPeer::join);
         if (peer.equals("fjp")) {
             // The spinners return once they see spinning == false: wait for the pool to be idle.
             peers.fjp.awaitQuiescence(10, TimeUnit.SECONDS);

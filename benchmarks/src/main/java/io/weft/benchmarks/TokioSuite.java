@@ -38,7 +38,8 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @State(Scope.Benchmark)
-@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2"})
+@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
+        "-Dkotlinx.coroutines.scheduler.core.pool.size=2"})
 public class TokioSuite {
     static final int SPAWNS = 10_000;
     static final int YIELD_TASKS = 200;
@@ -49,8 +50,8 @@ public class TokioSuite {
     /** A task's whole body; shared, so spawning allocates no lambda. */
     static final Callable<Integer> ONE = () -> 1;
 
-    /** The runtime under test: fiber, vthread, fjp or tpe. */
-    @Param({"fiber", "vthread", "fjp", "tpe"})
+    /** The runtime under test: fiber, vthread, fjp, tpe, kotlin, or the floor (see {@link Peers}). */
+    @Param({"fiber", "vthread", "fjp", "tpe", "kotlin", "floor"})
     public String peer;
 
     private Peers peers;
@@ -80,10 +81,10 @@ public class TokioSuite {
     public long spawnManyLocal() {
         long sum = switch (peer) {
             case "fiber" -> peers.fiber.call(TokioSuite::spawnAllAndSum); // inside a root task: local spawns
-            case "vthread" -> Peers.get(Peers.startVirtual(() -> {
+            case "vthread", "floor" -> Peers.get(peers.startThread(() -> {
                 List<FutureTask<Integer>> tasks = new ArrayList<>(SPAWNS);
                 for (int i = 0; i < SPAWNS; i++) {
-                    tasks.add(Peers.startVirtual(ONE));
+                    tasks.add(peers.startThread(ONE));
                 }
                 long total = 0;
                 for (FutureTask<Integer> task : tasks) {
@@ -91,6 +92,7 @@ public class TokioSuite {
                 }
                 return total;
             }));
+            case "kotlin" -> peers.kotlin.spawnManyLocal();
             case "fjp" -> peers.fjp.submit(() -> {
                 List<ForkJoinTask<Integer>> tasks = new ArrayList<>(SPAWNS);
                 for (int i = 0; i < SPAWNS; i++) {
@@ -148,10 +150,10 @@ public class TokioSuite {
     static long spawnManyRemote(Peers peers) {
         return switch (peers.peer) {
             case "fiber" -> peers.weft.call(TokioSuite::spawnAllAndSum); // on this plain thread: remote spawns
-            case "vthread" -> {
+            case "vthread", "floor" -> {
                 List<FutureTask<Integer>> tasks = new ArrayList<>(SPAWNS);
                 for (int i = 0; i < SPAWNS; i++) {
-                    tasks.add(Peers.startVirtual(ONE));
+                    tasks.add(peers.startThread(ONE));
                 }
                 long total = 0;
                 for (FutureTask<Integer> task : tasks) {
@@ -159,6 +161,7 @@ public class TokioSuite {
                 }
                 yield total;
             }
+            case "kotlin" -> peers.kotlin.spawnManyRemote();
             case "fjp" -> {
                 List<ForkJoinTask<Integer>> tasks = new ArrayList<>(SPAWNS);
                 for (int i = 0; i < SPAWNS; i++) {
@@ -210,15 +213,16 @@ public class TokioSuite {
                 }
                 return total;
             });
-            case "vthread" -> {
+            case "vthread", "floor" -> {
                 List<FutureTask<Integer>> tasks = new ArrayList<>(YIELD_TASKS);
                 for (int i = 0; i < YIELD_TASKS; i++) {
-                    tasks.add(Peers.startVirtual(TokioSuite::yieldRepeatedly));
+                    tasks.add(peers.startThread(TokioSuite::yieldRepeatedly));
                 }
                 for (FutureTask<Integer> task : tasks) {
                     sum += Peers.get(task);
                 }
             }
+            case "kotlin" -> sum = peers.kotlin.yieldMany();
             case "fjp", "tpe" -> {
                 List<CompletableFuture<Integer>> tasks = new ArrayList<>(YIELD_TASKS);
                 for (int i = 0; i < YIELD_TASKS; i++) {
@@ -295,10 +299,10 @@ public class TokioSuite {
                 Future<Integer> pong = Io.async(() -> turns.play(1));
                 return ping.await() + (long) pong.await();
             }) / 2;
-            case "vthread" -> {
+            case "vthread", "floor" -> {
                 ThreadTurns turns = new ThreadTurns();
-                Thread ping = Thread.ofVirtual().unstarted(() -> turns.play(0));
-                Thread pong = Thread.ofVirtual().unstarted(() -> turns.play(1));
+                Thread ping = peers.unstartedThread(() -> turns.play(0));
+                Thread pong = peers.unstartedThread(() -> turns.play(1));
                 turns.players[0] = ping;
                 turns.players[1] = pong;
                 pong.start();
@@ -307,6 +311,7 @@ public class TokioSuite {
                 Peers.join(pong);
                 yield (turns.played[0] + (long) turns.played[1]) / 2;
             }
+            case "kotlin" -> peers.kotlin.pingPong();
             case "fjp", "tpe" -> new Relay(peers.executor()).play().join();
             default -> throw new IllegalStateException(peer);
         };
@@ -411,7 +416,8 @@ public class TokioSuite {
         CompletableFuture<Integer> done = new CompletableFuture<>();
         switch (peer) {
             case "fiber" -> peers.weft.run(() -> fiberChain(CHAIN_DEPTH, done));
-            case "vthread" -> virtualChain(CHAIN_DEPTH, done);
+            case "vthread", "floor" -> virtualChain(peers, CHAIN_DEPTH, done);
+            case "kotlin" -> peers.kotlin.chainedSpawn(CHAIN_DEPTH, done);
             case "fjp", "tpe" -> executorChain(peers.executor(), CHAIN_DEPTH, done);
             default -> throw new IllegalStateException(peer);
         }
@@ -429,14 +435,14 @@ public class TokioSuite {
         });
     }
 
-    private static void virtualChain(int left, CompletableFuture<Integer> done) {
-        Thread.startVirtualThread(() -> {
+    private static void virtualChain(Peers peers, int left, CompletableFuture<Integer> done) {
+        peers.unstartedThread(() -> {
             if (left == 1) {
                 done.complete(CHAIN_DEPTH);
             } else {
-                virtualChain(left - 1, done);
+                virtualChain(peers, left - 1, done);
             }
-        });
+        }).start();
     }
 
     private static void executorChain(Executor executor, int left, CompletableFuture<Integer> done) {

@@ -4,10 +4,10 @@
 #   benchmarks/run.sh [quick|full|smoke] [extra JMH arguments...]
 #
 #   quick  (default) 3 forks, 2 × 1 s warm-up, 3 × 1 s measurement, -prof gc: 90 trials x 3 forks,
-#          about 40 minutes on 2 cores (Memory, in SingleShotTime mode, runs 2 + 3 single
+#          24 minutes on 2 cores (Memory, in SingleShotTime mode, runs 2 + 3 single
 #          park/measure/release cycles per fork instead). Writes benchmarks/target/results.json and
 #          BENCHMARKS.md at the repository root; rows whose error exceeds 25% are flagged inconclusive.
-#   full   3 forks, 5 × 2 s warm-up, 5 × 2 s measurement, -prof gc: about 80 minutes on 2 cores; for
+#   full   3 forks, 5 × 2 s warm-up, 5 × 2 s measurement, -prof gc: about 75 minutes on 2 cores; for
 #          careful runs on a quiet machine. Writes the same files.
 #   smoke  every benchmark for one tiny iteration (1 fork, no warm-up, 1 × 100 ms), so they cannot
 #          rot; fails on any benchmark error; writes benchmarks/target/smoke.json, no report.

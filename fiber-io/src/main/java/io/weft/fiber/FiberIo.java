@@ -283,7 +283,7 @@ public final class FiberIo implements Io, AutoCloseable {
         if (entry == null) {
             throw new IllegalStateException(this + " is closed: it accepts no new tasks");
         }
-        fibers.unstarted(entry).start();
+        scheduler.startFiber(fibers.unstarted(entry));
     }
 
     @Override

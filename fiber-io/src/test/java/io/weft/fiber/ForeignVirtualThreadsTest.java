@@ -109,6 +109,21 @@ class ForeignVirtualThreadsTest {
     }
 
     @Test
+    void aVirtualThreadThatCopiesTheFibersSettingsIsStillNotAFiber() throws Exception {
+        CompletableFuture<String> carrier = new CompletableFuture<>();
+        try (FiberIo io = FiberIo.builder().workers(2).name("copied").build()) {
+            io.run(() -> {
+                Thread fiber = Thread.currentThread();
+                Thread.ofVirtual()
+                        .name(fiber.getName() + "-child")
+                        .uncaughtExceptionHandler(fiber.getUncaughtExceptionHandler())
+                        .start(() -> carrier.complete(carrierName()));
+            });
+        }
+        assertTrue(carrier.get(20, TimeUnit.SECONDS).startsWith("ForkJoinPool-"));
+    }
+
+    @Test
     void fibersStillRunOnTheirFiberIo() {
         try (FiberIo io = FiberIo.builder().workers(2).name("own-fibers").build()) {
             List<String> carriers = io.call(() -> {
@@ -199,7 +214,9 @@ class ForeignVirtualThreadsTest {
                 OutputStream out = peer.getOutputStream();
                 for (int i = 0; i < rounds && in.read() >= 0; i++) {
                     // Answer only once the fiber is parked in its read: the latency is the wake-up's.
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                     while (readingFiber.getState() != Thread.State.WAITING) {
+                        assertTrue(System.nanoTime() < deadline, "the reading fiber never parked in its read");
                         Thread.onSpinWait();
                     }
                     sentAt[i] = System.nanoTime();

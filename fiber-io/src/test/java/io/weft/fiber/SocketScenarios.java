@@ -12,8 +12,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Socket I/O on fibers and on plain virtual threads in one JVM, run by {@link ForeignVirtualThreadsTest}
  * in a fresh JVM each: the JDK starts its socket pollers once per JVM, from the first virtual
- * thread that blocks on a socket, so only a fresh JVM shows where they end up. Exits 0 when the
- * scenario held, 1 with the reason otherwise (a hang is the child's timeout).
+ * thread that blocks on a socket, so only a fresh JVM shows where they end up. In every scenario
+ * but {@code cycles-plain-first} the first socket I/O of the JVM happens on a fiber (the case that
+ * stranded the pollers); {@code cycles-plain-first} is the other order, where a plain virtual
+ * thread starts them and closing FiberIos must not disturb them either. Exits 0 when the scenario
+ * held, 1 with the reason otherwise (a hang is the child's timeout).
  */
 final class SocketScenarios {
     private static final int REQUESTS = 50;

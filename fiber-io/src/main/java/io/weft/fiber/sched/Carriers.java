@@ -29,25 +29,30 @@ public final class Carriers {
      * scheduler, so without a correction such threads would run on a FiberIo's workers, outside
      * its task registry, and be stranded when it closes; worse, the JDK starts its JVM-wide
      * socket pollers lazily as virtual threads from the first virtual thread that blocks on a
-     * socket, and that may be a fiber (issue: a closed FiberIo stalled every later socket read
-     * in the JVM). The correction happens at the one moment such a thread reaches Weft before it
-     * has run: its start, which submits its continuation to the scheduler it inherited.
+     * socket, and that may be a fiber (a closed FiberIo stalled every later socket read in the
+     * JVM). The correction happens at the one moment such a thread reaches Weft before it has
+     * run: its start, which submits its continuation to the scheduler it inherited.
      * Scheduler.execute asks foreignStart(continuation): the continuation is the thread's
-     * VirtualThread::runContinuation method reference, whose only captured field is the thread;
-     * a thread still in state STARTED is being started; a fiber carries the FiberIo's marker as
-     * its uncaught-exception handler (set by the builder, so present before any user code runs),
-     * a foreign thread does not. A foreign thread gets the JDK's default scheduler written into
+     * VirtualThread::runContinuation method reference, whose only captured field is the thread; a
+     * thread still in state STARTED is being started; and a fiber is started only by
+     * startFiber, which names the thread in STARTING (a ThreadLocal of the starting thread)
+     * around Thread.start(), whose first submission happens synchronously on that same thread. A
+     * started thread that is not the one named there is foreign. (A marker on the thread itself,
+     * such as its uncaught-exception handler, would be visible to user code, which could copy it
+     * onto a thread of its own.) A foreign thread gets the JDK's default scheduler written into
      * its (final) scheduler field before its first run, and its first run is submitted there;
-     * every later submission of that thread goes to the default scheduler directly, so it is a
-     * default-scheduler virtual thread in every respect (file-I/O compensation included) and
-     * never touches the FiberIo again. The write happens-before the thread's first run (the
-     * ForkJoinPool's submission orders it), and any thread that later unparks it read its
-     * PARKED state, written after that run.
+     * every later submission reads that field, so it goes to the default scheduler directly: the
+     * thread is a default-scheduler virtual thread in every respect (file-I/O compensation
+     * included) and never touches the FiberIo again. The write happens-before the thread's first
+     * run (the ForkJoinPool's submission orders it), and any thread that later submits it has
+     * first read a state (PARKED, BLOCKED...) written after that run.
      *
-     * The cost on Scheduler.execute's path for fibers: a class comparison, one field load and a
-     * volatile int load. Writing a final field through reflection is allowed on JDK 25 for a
-     * non-static field of a normal class once setAccessible succeeded (the flag opens
-     * java.lang); a JDK that forbids it makes the check below fail fast with the reason.
+     * The cost on Scheduler.execute's path: a class comparison, one field load and a volatile
+     * int load; a fiber's start adds a ThreadLocal write, read and clear. Writing a final field
+     * through reflection is allowed on JDK 25 for a non-static field of a normal class once
+     * setAccessible succeeded (the flag opens java.lang); the static check below performs that
+     * write once, on a probe thread, so a JDK that forbids it fails when the first FiberIo is
+     * built, not in the middle of some thread's start.
      *
      * Checked once, when the first FiberIo is built: without the flag (or on a JDK whose
      * internals differ) the constructor fails with an IllegalStateException that names the flag,
@@ -95,8 +100,15 @@ public final class Carriers {
                     MethodType.methodType(Executor.class)).invoke();
             scheduler = virtualThread.getDeclaredField("scheduler");
             scheduler.setAccessible(true);
-            // A thread that is never started, only to find the shape of its continuation.
+            // A thread that is never started: to find the shape of its continuation, and to check
+            // that its scheduler field can be written (what moveToDefaultScheduler does).
             Thread probe = Thread.ofVirtual().unstarted(() -> {});
+            try {
+                scheduler.set(probe, defaultScheduler);
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException("this JDK does not let FiberIo write VirtualThread.scheduler, which it"
+                        + " needs to hand virtual threads that are not fibers back to the default scheduler", e);
+            }
             Runnable continuation = (Runnable) vt.findVarHandle(virtualThread, "runContinuation", Runnable.class).get(probe);
             continuationClass = continuation.getClass();
             Field captured = null;
@@ -141,14 +153,11 @@ public final class Carriers {
         }
     }
 
-    /**
-     * Returns a virtual-thread builder whose threads are scheduled by {@code scheduler} and carry
-     * {@code mark} as their uncaught-exception handler (how {@link #foreignStart} tells them apart).
-     */
-    static Thread.Builder.OfVirtual virtualThreadBuilder(Executor scheduler, Thread.UncaughtExceptionHandler mark) {
+    /** Returns a virtual-thread builder whose threads are scheduled by {@code scheduler}. */
+    static Thread.Builder.OfVirtual virtualThreadBuilder(Executor scheduler) {
         checkAvailable();
         try {
-            return ((Thread.Builder.OfVirtual) BUILDER.newInstance(scheduler)).uncaughtExceptionHandler(mark);
+            return (Thread.Builder.OfVirtual) BUILDER.newInstance(scheduler);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("could not create a virtual-thread builder", e);
         }
@@ -163,16 +172,29 @@ public final class Carriers {
         }
     }
 
+    /** The fiber the calling thread is starting in {@link #startFiber}, else null. */
+    private static final ThreadLocal<Thread> STARTING = new ThreadLocal<>();
+
+    /** Starts {@code fiber}, a thread of a FiberIo's builder, marking it as a fiber for {@link #foreignStart}. */
+    static void startFiber(Thread fiber) {
+        STARTING.set(fiber);
+        try {
+            fiber.start(); // submits the first run synchronously, on this thread
+        } finally {
+            STARTING.set(null);
+        }
+    }
+
     /**
      * If {@code continuation} is the first submission of a virtual thread that is not a fiber
-     * (its uncaught-exception handler is not {@code mark}), returns that thread; otherwise null.
+     * (not being started by {@link #startFiber} on this thread), returns that thread; else null.
      */
-    static Thread foreignStart(Runnable continuation, Thread.UncaughtExceptionHandler mark) {
+    static Thread foreignStart(Runnable continuation) {
         if (continuation.getClass() != CONTINUATION_CLASS) {
             return null; // not a virtual thread's continuation (a scheduler test's plain Runnable)
         }
         Thread thread = (Thread) CONTINUATION_THREAD.get(continuation);
-        if ((int) STATE.getVolatile(thread) != STARTED || thread.getUncaughtExceptionHandler() == mark) {
+        if ((int) STATE.getVolatile(thread) != STARTED || STARTING.get() == thread) {
             return null;
         }
         return thread;

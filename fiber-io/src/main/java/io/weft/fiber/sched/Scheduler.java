@@ -44,8 +44,8 @@ public final class Scheduler implements Executor {
      * pollers) builds inside a fiber inherits this Executor. Its first submission, at its start,
      * is recognised here and the thread is moved to the JDK's default scheduler for good, before
      * it runs (Carriers, "Virtual threads that are not fibers"); that check comes before the
-     * `stopped` one, so a thread started after close is moved too, never dropped. Fibers carry
-     * `fiberMark` as their uncaught-exception handler, which is how they are told apart.
+     * `stopped` one, so a thread started after close is moved too, never dropped. Fibers are
+     * started through startFiber, which is how they are told apart.
      *
      * Stopping: `stopped` (volatile) is written once by stop(); workers read it every loop and
      * after every park; stop() unparks them all and joins their threads. Continuations submitted
@@ -65,8 +65,6 @@ public final class Scheduler implements Executor {
     private volatile boolean stopped;
     /** Whether idle workers spin before parking; on a virtual clock they never do. */
     final boolean spinBeforeParking;
-    /** Every fiber's uncaught-exception handler: marks it as this scheduler's own. */
-    private final Thread.UncaughtExceptionHandler fiberMark = new FiberMark();
 
     /**
      * Creates and starts a scheduler.
@@ -98,14 +96,23 @@ public final class Scheduler implements Executor {
         return workers.length;
     }
 
-    /** Returns a builder of fibers: virtual threads scheduled by this scheduler. */
+    /** Returns a builder of fibers: virtual threads scheduled by this scheduler. Start them with {@link #startFiber}. */
     public Thread.Builder.OfVirtual fiberBuilder() {
-        return Carriers.virtualThreadBuilder(this, fiberMark);
+        return Carriers.virtualThreadBuilder(this);
+    }
+
+    /**
+     * Starts {@code fiber}, built by {@link #fiberBuilder()}: the only way a fiber may be started
+     * (any other start of a virtual thread on this scheduler is taken for a foreign thread's and
+     * moved to the JDK's default scheduler).
+     */
+    public void startFiber(Thread fiber) {
+        Carriers.startFiber(fiber);
     }
 
     @Override
     public void execute(Runnable task) {
-        Thread foreign = Carriers.foreignStart(task, fiberMark);
+        Thread foreign = Carriers.foreignStart(task);
         if (foreign != null) {
             Carriers.moveToDefaultScheduler(foreign, task);
             return;
@@ -302,17 +309,6 @@ public final class Scheduler implements Executor {
     /** Returns how many continuations arrived after stop and were dropped. */
     public long droppedAfterStop() {
         return dropped.get();
-    }
-
-    /**
-     * The uncaught-exception handler of this scheduler's fibers: behaves as a thread without one
-     * (the thread group's handling), and its identity marks a virtual thread as a fiber.
-     */
-    private static final class FiberMark implements Thread.UncaughtExceptionHandler {
-        @Override
-        public void uncaughtException(Thread thread, Throwable failure) {
-            thread.getThreadGroup().uncaughtException(thread, failure);
-        }
     }
 
     @Override

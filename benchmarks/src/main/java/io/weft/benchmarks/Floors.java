@@ -1,8 +1,6 @@
 package io.weft.benchmarks;
 
-import java.lang.reflect.Constructor;
 import java.util.ArrayDeque;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -44,7 +42,7 @@ public class Floors {
 
     /** Starts the ping-pong partner and makes the trivial virtual-thread scheduler. */
     @Setup(Level.Trial)
-    public void start() throws ReflectiveOperationException {
+    public void start() {
         running = true;
         turns.players[0] = Thread.currentThread();
         partner = Thread.ofPlatform().daemon().name("floor-partner").start(() -> {
@@ -53,12 +51,7 @@ public class Floors {
             }
         });
         turns.players[1] = partner;
-        // VirtualThreadBuilder(Executor) is package-private: the same trick as FiberIo's Carriers
-        // and DESIGN §4's EngineProbe, hence --add-opens java.base/java.lang.
-        Constructor<?> builder = Class.forName("java.lang.ThreadBuilders$VirtualThreadBuilder")
-                .getDeclaredConstructor(Executor.class);
-        builder.setAccessible(true);
-        trivialScheduler = (Thread.Builder.OfVirtual) builder.newInstance((Executor) runQueue::add);
+        trivialScheduler = FloorCarriers.virtualThreadBuilder(runQueue::add);
     }
 
     /** Stops the partner thread. */

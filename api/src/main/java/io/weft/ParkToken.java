@@ -2,6 +2,7 @@ package io.weft;
 
 import io.weft.internal.Context;
 import io.weft.internal.Task;
+import io.weft.internal.Wake;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
@@ -99,7 +100,7 @@ public final class ParkToken {
      */
     public boolean tryReady() {
         if (STATE.compareAndSet(this, PENDING, READY)) {
-            LockSupport.unpark(owner);
+            Wake.unpark(owner);
             return true;
         }
         return false;

@@ -7,22 +7,36 @@ import io.weft.Io;
  * plain thread). Bound with a {@link ScopedValue}, so it is inherited by nothing implicitly:
  * {@link Task#run()} binds it anew for every task, on whatever thread runs it.
  *
+ * <p>The bound value is the running {@link Task} itself in the common case (a task's Io is its
+ * own), so running a task allocates no record for it; a {@code Context} is bound only by
+ * {@link Io#with(Io)}, which may install an Io other than the current task's.
+ *
  * @param io the installed Io, or null when none was bound
  * @param task the current task, or null outside any task
  */
 public record Context(Io io, Task<?> task) {
 
-    private static final ScopedValue<Context> CURRENT = ScopedValue.newInstance();
-    private static final Context NONE = new Context(null, null);
+    /** A Task (its own Io installed) or a Context. */
+    private static final ScopedValue<Object> CURRENT = ScopedValue.newInstance();
+    /** What {@code CURRENT} reads as when unbound (ScopedValue.orElse refuses null). */
+    private static final Object NONE = new Object();
 
     /** Returns the installed Io, or null if none was bound on this thread or task. */
     public static Io currentIo() {
-        return CURRENT.orElse(NONE).io;
+        Object current = CURRENT.orElse(NONE);
+        if (current instanceof Task<?> task) {
+            return task.io();
+        }
+        return current instanceof Context context ? context.io : null;
     }
 
     /** Returns the task running this code, or null on a plain thread. */
     public static Task<?> currentTask() {
-        return CURRENT.orElse(NONE).task;
+        Object current = CURRENT.orElse(NONE);
+        if (current instanceof Task<?> task) {
+            return task;
+        }
+        return current instanceof Context context ? context.task : null;
     }
 
     /** Returns a carrier that installs {@code io} and keeps the current task. */
@@ -30,8 +44,8 @@ public record Context(Io io, Task<?> task) {
         return ScopedValue.where(CURRENT, new Context(io, currentTask()));
     }
 
-    /** Returns a carrier that installs {@code io} with {@code task} as the current task. */
-    static ScopedValue.Carrier forTask(Io io, Task<?> task) {
-        return ScopedValue.where(CURRENT, new Context(io, task));
+    /** Returns a carrier that makes {@code task} current, with its own Io installed. */
+    static ScopedValue.Carrier forTask(Task<?> task) {
+        return ScopedValue.where(CURRENT, task);
     }
 }

@@ -25,7 +25,7 @@ import java.util.concurrent.locks.LockSupport;
  * made by {@link #fromStage}, {@link #succeeded} or {@link #failedWith} has no body and is
  * completed from outside.
  */
-public final class Task<T> implements Future<T>, RawTask {
+public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp<T, Exception> {
     /*
      * Implementation notes.
      *
@@ -90,6 +90,10 @@ public final class Task<T> implements Future<T>, RawTask {
     private static final long CANCEL_REQUESTED = 1L << 3;
     /** Set by the NEW -> RUNNING transition and kept: tells "cancelled before start" apart. */
     private static final long STARTED = 1L << 4;
+    /** Set with NEW -> RUNNING when an awaiter claimed the task to run it in place (join helping). */
+    private static final long HELPED = 1L << 5;
+    /** How deep tasks may run in place inside one another on one stack. */
+    private static final int MAX_HELP_DEPTH = 32;
     private static final int SHIELD_SHIFT = 16;
     private static final long SHIELD_ONE = 1L << SHIELD_SHIFT;
     private static final long SHIELD_MASK = 0xFFFFL << SHIELD_SHIFT;
@@ -98,6 +102,7 @@ public final class Task<T> implements Future<T>, RawTask {
     private static final AtomicLong IDS = new AtomicLong();
     private static final VarHandle STATE;
     private static final VarHandle WAITERS;
+    private static final VarHandle ID;
     /** Marks the awaiter stack of a completed task. */
     private static final Waiter DONE = new Waiter(null);
 
@@ -106,6 +111,7 @@ public final class Task<T> implements Future<T>, RawTask {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             STATE = lookup.findVarHandle(Task.class, "state", long.class);
             WAITERS = lookup.findVarHandle(Task.class, "waiters", Waiter.class);
+            ID = lookup.findVarHandle(Task.class, "id", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -135,7 +141,8 @@ public final class Task<T> implements Future<T>, RawTask {
         }
     }
 
-    private final long id;
+    /** A number for messages, drawn on first use (not per spawn: one shared counter fewer on the hot path). */
+    private volatile long id;
     /** The Io the task was spawned on; null for a bodiless task. Written once. */
     private final Io io;
     /** The body; written at construction, cleared by the running thread. */
@@ -155,9 +162,15 @@ public final class Task<T> implements Future<T>, RawTask {
      * that task is suspended inside spawnRaw until this one ends. Written once by run().
      */
     private Task<?> inlineParent;
+    /** How many tasks run in place below this one on its thread's stack (inlineParent chain). */
+    private int inlineDepth;
+    /**
+     * The awaiter running this task in place, or null. Written once by the helper before the body
+     * runs; read by this task's suspend points: the helper's cancellation is this task's too.
+     */
+    private volatile Task<?> helper;
 
     private Task(Io io, Callable<? extends T> body) {
-        this.id = IDS.incrementAndGet();
         this.io = io;
         this.body = body;
     }
@@ -219,8 +232,8 @@ public final class Task<T> implements Future<T>, RawTask {
         while (true) {
             long life = s & LIFECYCLE;
             if (life != NEW) {
-                if ((s & STARTED) == 0) {
-                    return; // cancelled before start (COMPLETING or CANCELLED): the body never runs
+                if ((s & STARTED) == 0 || (s & HELPED) != 0) {
+                    return; // cancelled before start, or run in place by an awaiter: nothing to do
                 }
                 throw new IllegalStateException(this + " was already started; an Io runs a task once");
             }
@@ -229,17 +242,36 @@ public final class Task<T> implements Future<T>, RawTask {
             }
             s = state;
         }
-        Callable<? extends T> work = body;
-        body = null; // only the running thread reads body, after winning NEW -> RUNNING
-        inlineParent = Context.currentTask();
+        runClaimed();
+    }
+
+    /** Runs the body of a task this thread claimed (NEW -> RUNNING) and completes it. */
+    private void runClaimed() {
+        Task<?> parent = Context.currentTask();
+        inlineParent = parent;
+        inlineDepth = parent == null ? 0 : parent.inlineDepth + 1;
         try {
-            T value = Context.forTask(io, this).call(work::call);
+            T value = Context.forTask(this).call(this); // binds this task and calls call(): no lambda
             complete(SUCCEEDED, value);
         } catch (Cancelled c) {
             complete(CANCELLED, c);
         } catch (Throwable t) {
             complete(t instanceof CancellationException ? CANCELLED : FAILED, t);
         }
+    }
+
+    /**
+     * The body's call, made by {@link #run()} inside the task's binding; not for other callers.
+     * Only the running thread reads {@code body}, after winning NEW -> RUNNING, and lets it go.
+     */
+    @Override
+    public T call() throws Exception {
+        Callable<? extends T> work = body;
+        if (work == null) {
+            throw new IllegalStateException(this + ": call() is a step of run(), made once");
+        }
+        body = null;
+        return work.call();
     }
 
     /**
@@ -260,7 +292,7 @@ public final class Task<T> implements Future<T>, RawTask {
                 finalLife = CANCELLED; // a value after cancel() is dropped
                 finalResult = null;
             }
-            long kept = s & (CANCEL_REQUESTED | STARTED);
+            long kept = s & (CANCEL_REQUESTED | STARTED | HELPED);
             if (STATE.compareAndSet(this, s, kept | COMPLETING)) {
                 finish(kept, finalLife, finalResult);
                 return true;
@@ -327,17 +359,24 @@ public final class Task<T> implements Future<T>, RawTask {
                 }
                 ParkToken p = parked;
                 if (p != null) {
-                    LockSupport.unpark(p.owner());
+                    Wake.unpark(p.owner());
                 }
                 return CancelOutcome.REQUESTED;
             }
         }
     }
 
-    /** Whether cancellation was requested and no shield defers it. */
+    /**
+     * Whether cancellation was requested and no shield defers it, for this task or for the awaiter
+     * running it in place (join helping: while it runs there, it is part of that awaiter).
+     */
     public boolean isCancellationEffective() {
         long s = state;
-        return (s & CANCEL_REQUESTED) != 0 && (s & SHIELD_MASK) == 0;
+        if ((s & CANCEL_REQUESTED) != 0 && (s & SHIELD_MASK) == 0) {
+            return true;
+        }
+        Task<?> h = helper;
+        return h != null && (s & SHIELD_MASK) == 0 && h.isCancellationEffective();
     }
 
     /** Throws {@link Cancelled} if this task's cancellation is in effect. */
@@ -485,6 +524,9 @@ public final class Task<T> implements Future<T>, RawTask {
             }
             checkNotInlineAncestor(me);
         }
+        if (forever && me != null && tryHelp(me)) {
+            return true;
+        }
         // A plain thread with no Io installed still waits: a ParkToken parks any thread.
         Io io = clock != null ? clock : Context.currentIo() != null || me != null ? Io.current() : null;
         if (me != null && forever) { // a timed await ends by itself: it closes no deadlock
@@ -524,14 +566,43 @@ public final class Task<T> implements Future<T>, RawTask {
     }
 
     /**
+     * Join helping: if this task has not started and belongs to the awaiter's Io, claims it and
+     * runs it here, on the awaiter's stack, under its own binding (current task, cancellation),
+     * then returns true (it is done). While it runs, a cancellation of the awaiter wakes this
+     * thread (the awaiter's parked token is a token of this thread) and is in effect at the helped
+     * task's suspend points: it unwinds as cancelled, then the awaiter's await reports that.
+     */
+    private boolean tryHelp(Task<?> me) {
+        if (io == null || io != me.io || me.inlineDepth >= MAX_HELP_DEPTH) {
+            return false;
+        }
+        long s = state;
+        if ((s & LIFECYCLE) != NEW) {
+            return false;
+        }
+        me.throwIfCancelled(); // an await is a suspend point, helped or not
+        if (!STATE.compareAndSet(this, s, (s & ~LIFECYCLE) | RUNNING | STARTED | HELPED)) {
+            return false; // started, or cancelled, meanwhile: wait for it the usual way
+        }
+        helper = me;
+        me.parked = ParkToken.create(); // a cancel of `me` now unparks this thread, wherever the helped task parks
+        try {
+            runClaimed();
+        } finally {
+            me.parked = null;
+        }
+        return true;
+    }
+
+    /**
      * Under an inline Io, the tasks that started {@code me} on this thread are suspended inside
      * spawnRaw until {@code me} ends: awaiting one of them can never finish.
      */
     private void checkNotInlineAncestor(Task<?> me) {
         for (Task<?> t = me.inlineParent; t != null; t = t.inlineParent) {
             if (t == this) {
-                throw new IllegalStateException(me + " awaits " + this + ", which runs it inline on the same thread"
-                        + " and cannot finish before it does");
+                throw new IllegalStateException(me + " awaits " + this + ", which runs it in place on the same thread"
+                        + " (inline, or awaiting it before it started) and cannot finish before it does");
             }
         }
     }
@@ -650,6 +721,16 @@ public final class Task<T> implements Future<T>, RawTask {
         return io;
     }
 
+    private long id() {
+        long n = id;
+        if (n == 0) {
+            long fresh = IDS.incrementAndGet();
+            long witness = (long) ID.compareAndExchange(this, 0L, fresh);
+            n = witness == 0 ? fresh : witness;
+        }
+        return n;
+    }
+
     @Override
     public String toString() {
         long s = state;
@@ -661,7 +742,7 @@ public final class Task<T> implements Future<T>, RawTask {
             case (int) COMPLETING -> "COMPLETING";
             default -> "CANCELLED";
         };
-        StringBuilder sb = new StringBuilder("Task#").append(id).append('[').append(life);
+        StringBuilder sb = new StringBuilder("Task#").append(id()).append('[').append(life);
         if ((s & CANCEL_REQUESTED) != 0 && !isDone()) {
             sb.append(", cancelling");
         }

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -84,7 +85,6 @@ public final class FiberIo implements Io, AutoCloseable {
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     private final Scheduler scheduler;
-    private final Thread.Builder.OfVirtual fibers;
     private final boolean virtualClock;
     private final Duration closeTimeout;
     private final String name;
@@ -102,7 +102,6 @@ public final class FiberIo implements Io, AutoCloseable {
         Clock clock = virtualClock ? Clock.virtual() : Clock.real();
         this.scheduler = new Scheduler(builder.workers, builder.runQueueCapacity, clock, builder.seed,
                 builder.spinBeforeParking, name);
-        this.fibers = scheduler.fiberBuilder();
         this.live = new LiveTasks(builder.workers);
     }
 
@@ -283,7 +282,12 @@ public final class FiberIo implements Io, AutoCloseable {
         if (entry == null) {
             throw new IllegalStateException(this + " is closed: it accepts no new tasks");
         }
-        scheduler.startFiber(fibers.unstarted(entry));
+        try {
+            scheduler.submit(entry);
+        } catch (RejectedExecutionException e) { // the workers stopped: close() timed out and gave up
+            entry.abandon();
+            throw new IllegalStateException(this + " is closed: it accepts no new tasks", e);
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.weft.fiber;
 
 import io.weft.RawTask;
+import io.weft.fiber.sched.Job;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
@@ -31,8 +32,8 @@ final class LiveTasks {
      * task sees the closer and unparks it: no lost wake-up.
      */
 
-    /** One live task, linked in its shard while it runs; also the fiber's Runnable. */
-    final class Entry implements Runnable {
+    /** One live task, linked in its shard while it runs; also the scheduler's Job for it. */
+    final class Entry extends Job {
         final RawTask task;
         final Shard shard;
         Entry prev;
@@ -48,11 +49,24 @@ final class LiveTasks {
             try {
                 task.run();
             } finally {
-                shard.remove(this);
-                Thread waiting = closer;
-                if (waiting != null) {
-                    LockSupport.unpark(waiting);
-                }
+                ended();
+            }
+        }
+
+        @Override
+        public void abandon() {
+            try {
+                task.cancel(); // never started: it completes as cancelled, its body never runs
+            } finally {
+                ended();
+            }
+        }
+
+        private void ended() {
+            shard.remove(this);
+            Thread waiting = closer;
+            if (waiting != null) {
+                LockSupport.unpark(waiting);
             }
         }
     }

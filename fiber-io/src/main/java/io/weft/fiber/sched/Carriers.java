@@ -74,6 +74,13 @@ public final class Carriers {
     /** VirtualThread.scheduler (final; written once per foreign thread, before it runs). */
     private static final Field SCHEDULER;
     private static final Executor DEFAULT_SCHEDULER;
+    /** VirtualThread.disableSuspendAndPreempt / enableSuspendAndPreempt: pin and unpin the current thread. */
+    private static final MethodHandle PIN;
+    private static final MethodHandle UNPIN;
+    /** Thread.threadLocals, Thread.inheritableThreadLocals, Thread.uncaughtExceptionHandler. */
+    private static final VarHandle THREAD_LOCALS;
+    private static final VarHandle INHERITABLE_THREAD_LOCALS;
+    private static final VarHandle HANDLER;
     private static final RuntimeException UNAVAILABLE;
 
     static {
@@ -85,6 +92,11 @@ public final class Carriers {
         int started = -1;
         Field scheduler = null;
         Executor defaultScheduler = null;
+        MethodHandle pin = null;
+        MethodHandle unpin = null;
+        VarHandle threadLocals = null;
+        VarHandle inheritableThreadLocals = null;
+        VarHandle handler = null;
         RuntimeException problem = null;
         try {
             MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Thread.class, MethodHandles.lookup());
@@ -98,6 +110,13 @@ public final class Carriers {
             started = (int) vt.findStaticVarHandle(virtualThread, "STARTED", int.class).get();
             defaultScheduler = (Executor) vt.findStatic(virtualThread, "defaultScheduler",
                     MethodType.methodType(Executor.class)).invoke();
+            MethodType toVoid = MethodType.methodType(void.class, Thread.class);
+            pin = vt.findVirtual(virtualThread, "disableSuspendAndPreempt", MethodType.methodType(void.class)).asType(toVoid);
+            unpin = vt.findVirtual(virtualThread, "enableSuspendAndPreempt", MethodType.methodType(void.class)).asType(toVoid);
+            Class<?> map = Class.forName("java.lang.ThreadLocal$ThreadLocalMap");
+            threadLocals = lookup.findVarHandle(Thread.class, "threadLocals", map);
+            inheritableThreadLocals = lookup.findVarHandle(Thread.class, "inheritableThreadLocals", map);
+            handler = lookup.findVarHandle(Thread.class, "uncaughtExceptionHandler", Thread.UncaughtExceptionHandler.class);
             scheduler = virtualThread.getDeclaredField("scheduler");
             scheduler.setAccessible(true);
             // A thread that is never started: to find the shape of its continuation, and to check
@@ -141,6 +160,11 @@ public final class Carriers {
         STARTED = started;
         SCHEDULER = scheduler;
         DEFAULT_SCHEDULER = defaultScheduler;
+        PIN = pin;
+        UNPIN = unpin;
+        THREAD_LOCALS = threadLocals;
+        INHERITABLE_THREAD_LOCALS = inheritableThreadLocals;
+        HANDLER = handler;
         UNAVAILABLE = problem;
     }
 
@@ -211,5 +235,50 @@ public final class Carriers {
             throw new IllegalStateException("could not move " + thread + " to the default scheduler", e);
         }
         DEFAULT_SCHEDULER.execute(continuation);
+    }
+
+    /**
+     * Pins the current virtual thread to its carrier until {@link #unpin}: a lock it waits for
+     * meanwhile blocks the carrier instead of unmounting the thread. Scheduler code that runs on a
+     * fiber and touches its worker's owner-only state (the LIFO slot, the RunQueue's owner end)
+     * runs pinned, so the fiber cannot resume on another worker half-way. Nests.
+     */
+    static void pin(Thread virtual) {
+        try {
+            PIN.invokeExact(virtual);
+        } catch (Throwable e) {
+            throw new IllegalStateException("could not pin " + virtual, e);
+        }
+    }
+
+    /** Ends one {@link #pin}. */
+    static void unpin(Thread virtual) {
+        try {
+            UNPIN.invokeExact(virtual);
+        } catch (Throwable e) {
+            throw new IllegalStateException("could not unpin " + virtual, e);
+        }
+    }
+
+    /**
+     * Forgets every {@code ThreadLocal} and {@code InheritableThreadLocal} value of {@code thread}
+     * (which must be the current thread) and restores its uncaught-exception handler: what a task
+     * left behind, before the next task runs on the same fiber.
+     */
+    static void forgetThreadLocals(Thread thread, Thread.UncaughtExceptionHandler handler) {
+        if (THREAD_LOCALS.get(thread) != null) {
+            THREAD_LOCALS.set(thread, null);
+        }
+        if (INHERITABLE_THREAD_LOCALS.get(thread) != null) {
+            INHERITABLE_THREAD_LOCALS.set(thread, null);
+        }
+        if (HANDLER.get(thread) != handler) {
+            HANDLER.set(thread, handler);
+        }
+    }
+
+    /** Returns the handler set on {@code thread} itself (null if none), not its group's. */
+    static Thread.UncaughtExceptionHandler ownHandler(Thread thread) {
+        return (Thread.UncaughtExceptionHandler) HANDLER.get(thread);
     }
 }

@@ -8,6 +8,7 @@ import io.weft.fiber.time.TimerHeap;
 import io.weft.fiber.time.VirtualClock;
 import java.time.Duration;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -60,6 +61,9 @@ public final class Scheduler implements Executor {
     private final Clock clock;
     private final TimerHeap timers = new TimerHeap();
     private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong abandoned = new AtomicLong();
+    /** Builds runner fibers: virtual threads whose scheduler is this. */
+    private final Thread.Builder.OfVirtual fibers;
     /** Serializes virtual-clock jumps. */
     private final Object advanceLock = new Object();
     private volatile boolean stopped;
@@ -82,6 +86,7 @@ public final class Scheduler implements Executor {
         this.spinBeforeParking = spinBeforeParking;
         this.workers = new Worker[workerCount];
         this.threads = new WorkerThread[workerCount];
+        this.fibers = Carriers.virtualThreadBuilder(this);
         for (int i = 0; i < workerCount; i++) {
             workers[i] = new Worker(i, this, queueCapacity, seed);
             threads[i] = new WorkerThread(workers[i], name + "-worker-" + i);
@@ -96,20 +101,6 @@ public final class Scheduler implements Executor {
         return workers.length;
     }
 
-    /** Returns a builder of fibers: virtual threads scheduled by this scheduler. Start them with {@link #startFiber}. */
-    public Thread.Builder.OfVirtual fiberBuilder() {
-        return Carriers.virtualThreadBuilder(this);
-    }
-
-    /**
-     * Starts {@code fiber}, built by {@link #fiberBuilder()}: the only way a fiber may be started
-     * (any other start of a virtual thread on this scheduler is taken for a foreign thread's and
-     * moved to the JDK's default scheduler).
-     */
-    public void startFiber(Thread fiber) {
-        Carriers.startFiber(fiber);
-    }
-
     @Override
     public void execute(Runnable task) {
         Thread foreign = Carriers.foreignStart(task);
@@ -117,24 +108,109 @@ public final class Scheduler implements Executor {
             Carriers.moveToDefaultScheduler(foreign, task);
             return;
         }
-        if (stopped) {
-            dropped.incrementAndGet();
-            return;
-        }
         Thread current = Thread.currentThread();
         if (current instanceof WorkerThread thread && thread.worker.isOf(this)) {
-            thread.worker.pushBack(task);
+            Worker worker = thread.worker;
+            if (worker.capturing) {
+                worker.captured = task; // a runner this worker is starting or resuming: it runs it next
+                return;
+            }
+            rejectIfStopped(task);
+            worker.pushBack(task);
         } else if (current.isVirtual()
                 && Carriers.currentCarrier() instanceof WorkerThread carrier
                 && carrier.worker.isOf(this)
                 && !carrier.worker.transitioningToPark) {
-            if (!carrier.worker.pushLifo(task)) {
+            rejectIfStopped(task);
+            if (carrier.worker.firingTimers) {
+                carrier.worker.pushBack(task);
+            } else if (!carrier.worker.pushLifo(task)) {
                 return; // a hand-off to the next fiber on this worker: nothing for others to steal
             }
         } else {
+            rejectIfStopped(task);
             injector.push(task);
         }
         notifyParked();
+    }
+
+    /**
+     * Queues {@code job}, a task that has not started; it gets a runner fiber when a worker runs
+     * it. From a fiber on one of this scheduler's workers it goes to that worker's LIFO slot (it
+     * runs next, on a warm cache), from a worker thread to the back of its queue, from anywhere
+     * else to the Injector.
+     *
+     * @throws RejectedExecutionException if the scheduler has stopped
+     */
+    public void submit(Job job) {
+        Thread current = Thread.currentThread();
+        if (current.isVirtual()) {
+            // Pinned: the LIFO slot and the queue's owner end belong to the carrier's worker, and a
+            // lock met on the way (overflow into the Injector, IdleWorkers) must not move this
+            // fiber to another worker half-way.
+            Carriers.pin(current);
+            try {
+                if (Carriers.currentCarrier() instanceof WorkerThread carrier
+                        && carrier.worker.isOf(this)
+                        && !carrier.worker.transitioningToPark) {
+                    rejectIfStopped(job);
+                    if (carrier.worker.pushLifo(job)) {
+                        notifyParked();
+                    }
+                    return;
+                }
+            } finally {
+                Carriers.unpin(current);
+            }
+        }
+        rejectIfStopped(job);
+        if (current instanceof WorkerThread thread && thread.worker.isOf(this)) {
+            thread.worker.pushBack(job);
+        } else {
+            injector.push(job);
+        }
+        notifyParked();
+    }
+
+    private void rejectIfStopped(Runnable task) {
+        if (stopped) {
+            dropped.incrementAndGet();
+            throw new RejectedExecutionException(this + " has stopped; it runs nothing more");
+        }
+    }
+
+    /** Builds (does not start) a runner fiber. */
+    Thread newFiber(Runner runner) {
+        return fibers.unstarted(runner);
+    }
+
+    /**
+     * Called by a runner fiber whose job ended: the next Job for it to run in place, null once it
+     * is in its worker's idle pool, or {@link Runner#STOP}. Runs pinned (see {@link #submit}).
+     */
+    Job nextForRunner(Runner runner) {
+        Thread self = runner.thread;
+        Carriers.pin(self);
+        try {
+            return ((WorkerThread) Carriers.currentCarrier()).worker.nextForRunner(runner);
+        } finally {
+            Carriers.unpin(self);
+        }
+    }
+
+    /** Settles a queued item that will never run (after stop): abandons a Job, counts a continuation. */
+    void discard(Runnable task) {
+        if (task instanceof Job job) {
+            abandoned.incrementAndGet();
+            try {
+                job.abandon();
+            } catch (Throwable t) {
+                Thread current = Thread.currentThread();
+                current.getUncaughtExceptionHandler().uncaughtException(current, t);
+            }
+        } else {
+            dropped.incrementAndGet();
+        }
     }
 
     /** Returns whether the calling code runs on one of this scheduler's workers. */
@@ -277,6 +353,11 @@ public final class Scheduler implements Executor {
             }
             allEnded &= !thread.isAlive();
         }
+        // Every worker that ended drained its own queue on its way out; what is left in the
+        // Injector will never run either. (A stuck worker keeps its queue: FiberIo reports it.)
+        for (Runnable task; (task = injector.pop()) != null; ) {
+            discard(task);
+        }
         return allEnded;
     }
 
@@ -306,9 +387,17 @@ public final class Scheduler implements Executor {
         return true;
     }
 
-    /** Returns how many continuations arrived after stop and were dropped. */
+    /**
+     * Returns how many fibers' continuations were dropped because the scheduler stopped: queued
+     * when it stopped, or submitted (and rejected) after.
+     */
     public long droppedAfterStop() {
         return dropped.get();
+    }
+
+    /** Returns how many queued Jobs were abandoned (cancelled without running) because the scheduler stopped. */
+    public long abandonedAtStop() {
+        return abandoned.get();
     }
 
     @Override

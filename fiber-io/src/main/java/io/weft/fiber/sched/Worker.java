@@ -75,6 +75,8 @@ final class Worker implements Runnable {
 
     static final int BUDGET = 128;
     static final int MAX_LIFO_POLLS = 3;
+    /** How many idle runner fibers a worker keeps for its next jobs; more end. */
+    static final int MAX_IDLE_RUNNERS = 32;
     static final long PARK_TIMEOUT_NANOS = 10_000_000L;
     private static final long TARGET_INJECTOR_LATENCY_NANOS = 1_000_000L;
     private static final int MIN_INTERVAL = 8;
@@ -94,10 +96,22 @@ final class Worker implements Runnable {
     private volatile Runnable lifo;
     /** Set while this worker parks: execute() must not use the LIFO slot. This thread writes. */
     volatile boolean transitioningToPark;
+    /** Set while this thread starts or resumes a runner: Scheduler.execute stores its continuation in `captured`. */
+    boolean capturing;
+    Runnable captured;
+    /** Set while this worker fires timers: what they ready goes to the back of the queue. */
+    boolean firingTimers;
+    /** What a runner that unmounted left for this loop to run next (a continuation), or null. */
+    private Runnable handOff;
+    /** Parked runner fibers with no job; a LIFO stack (the most recent is the warmest). */
+    private final Runner[] idleRunners = new Runner[MAX_IDLE_RUNNERS];
+    private int idleCount;
     private int lifoPolls;
     private boolean searching;
     private int ranSinceMaintenance;
-    private long tick;
+    /** Counts down to the next "Injector first" poll (no division per poll). */
+    private int untilInjectorCheck = 32;
+    private boolean checkInjectorFirst = true;
     private int injectorInterval = 32;
     private double averageTaskNanos = TARGET_INJECTOR_LATENCY_NANOS / 32.0;
     private long batchStartNanos;
@@ -147,32 +161,104 @@ final class Worker implements Runnable {
         parker.bind(Thread.currentThread());
         batchStartNanos = System.nanoTime();
         while (!scheduler.isStopped()) {
-            Runnable task = nextTask();
+            Runnable task = handOff;
             if (task != null) {
+                handOff = null;
+            } else {
+                task = findWork();
+            }
+            if (task instanceof Job job) {
+                startJob(job);
+            } else if (task != null) {
                 runTask(task);
             } else if (!spinForWork()) {
                 park();
             }
         }
-        LIFO.setVolatile(this, (Runnable) null);
+        drainAtStop();
     }
 
-    private void runTask(Runnable task) {
-        if (searching) {
+    /** Returns the next task (searching bookkeeping included), or null if there is none anywhere. */
+    private Runnable findWork() {
+        Runnable task = nextTask();
+        if (task != null && searching) {
             searching = false;
             if (scheduler.idle.transitionFromSearching()) {
                 scheduler.notifyParked();
             }
         }
+        return task;
+    }
+
+    /** Runs a fiber's continuation (mounts the fiber until it parks, yields or ends). */
+    private void runTask(Runnable task) {
         try {
             task.run();
         } catch (Throwable t) {
             Thread.currentThread().getUncaughtExceptionHandler().uncaughtException(Thread.currentThread(), t);
         }
-        tick++;
+        afterTask();
+    }
+
+    /** Counts one task run; every BUDGET tasks, maintenance. */
+    private void afterTask() {
+        if (--untilInjectorCheck <= 0) {
+            untilInjectorCheck = injectorInterval;
+            checkInjectorFirst = true;
+        }
         if (++ranSinceMaintenance >= BUDGET) {
             maintenance();
         }
+    }
+
+    /**
+     * Runs {@code job} on a runner fiber: an idle one from this worker's pool, else a new one. The
+     * runner's continuation is captured by Scheduler.execute (this thread, `capturing` set) and
+     * run here at once.
+     */
+    private void startJob(Job job) {
+        Runner runner = idleCount > 0 ? idleRunners[--idleCount] : null;
+        capturing = true;
+        try {
+            if (runner != null) {
+                idleRunners[idleCount] = null;
+                runner.assign(job);
+            } else {
+                runner = new Runner(scheduler, job);
+                Thread thread = scheduler.newFiber(runner);
+                runner.thread = thread;
+                Carriers.startFiber(thread);
+            }
+        } finally {
+            capturing = false;
+        }
+        Runnable continuation = captured;
+        captured = null;
+        if (continuation != null) {
+            runTask(continuation); // else: a stray wake-up has the runner running elsewhere; it takes the job there
+        }
+    }
+
+    /**
+     * Called by a runner fiber mounted on this worker (pinned) whose job ended: returns the next
+     * Job for it to run in place, or null after putting it in the idle pool (the worker's loop runs
+     * whatever else was found), or {@link Runner#STOP} if it should end.
+     */
+    Job nextForRunner(Runner runner) {
+        afterTask();
+        if (scheduler.isStopped()) {
+            return Runner.STOP;
+        }
+        Runnable task = findWork();
+        if (task instanceof Job job) {
+            return job;
+        }
+        handOff = task; // a continuation (or nothing): for the loop, once the runner has unmounted
+        if (idleCount == idleRunners.length) {
+            return Runner.STOP;
+        }
+        idleRunners[idleCount++] = runner;
+        return null;
     }
 
     private void maintenance() {
@@ -185,13 +271,64 @@ final class Worker implements Runnable {
         }
         ranSinceMaintenance = 0;
         batchStartNanos = now;
-        scheduler.fireDueTimers();
+        fireTimers();
+    }
+
+    /**
+     * Fires the due timers. Timers fired here go to the back of the local queue, even when a runner
+     * fiber runs this (DESIGN §5). A failure (a readied thread whose scheduler throws) goes to the
+     * uncaught-exception handler: it must never end the worker, or timers would stop for good.
+     */
+    private void fireTimers() {
+        firingTimers = true;
+        try {
+            scheduler.fireDueTimers();
+        } catch (Throwable t) {
+            Thread current = Thread.currentThread();
+            current.getUncaughtExceptionHandler().uncaughtException(current, t);
+        } finally {
+            firingTimers = false;
+        }
+    }
+
+    /**
+     * On the way out after stop: what is still queued here will never run. Jobs are abandoned
+     * (their tasks cancelled, so nobody waits on them forever); fibers' continuations are counted
+     * as dropped (their tasks are the ones FiberIo reports as unfinished); idle runners are ended.
+     */
+    private void drainAtStop() {
+        Runnable task = (Runnable) LIFO.getAndSet(this, (Runnable) null);
+        if (task == null) {
+            task = handOff;
+        } else if (handOff != null) {
+            scheduler.discard(handOff);
+        }
+        handOff = null;
+        for (; task != null; task = queue.pop()) {
+            scheduler.discard(task);
+        }
+        while (idleCount > 0) {
+            Runner runner = idleRunners[--idleCount];
+            idleRunners[idleCount] = null;
+            capturing = true;
+            try {
+                runner.assign(Runner.STOP);
+            } finally {
+                capturing = false;
+            }
+            Runnable continuation = captured;
+            captured = null;
+            if (continuation != null) {
+                runTask(continuation); // the runner sees STOP and ends
+            }
+        }
     }
 
     /** Returns the next task to run, or null if there is none anywhere. */
     Runnable nextTask() {
         Runnable task;
-        if (tick % injectorInterval == 0 && !scheduler.injector.isEmpty()) {
+        if (checkInjectorFirst && !scheduler.injector.isEmpty()) {
+            checkInjectorFirst = false;
             // A fair-share batch, not one task: with yield-looping fibers the local queue never
             // empties, and one external task per interval would starve the Injector.
             task = fetchFromInjector();
@@ -200,6 +337,7 @@ final class Worker implements Runnable {
                 return task;
             }
         }
+        checkInjectorFirst = false;
         if (lifoPolls < MAX_LIFO_POLLS) {
             task = takeLifo();
             if (task != null) {
@@ -278,7 +416,7 @@ final class Worker implements Runnable {
             return false; // idle time is when a virtual clock advances: do not burn it
         }
         for (int i = 0; i < YIELDS; i++) {
-            if (!queue.isEmpty() || !scheduler.injector.isEmpty() || scheduler.isStopped()) {
+            if (scheduler.isWorkPending() || scheduler.isStopped()) { // every queue: work to steal counts
                 return true;
             }
             if (i < SPINS) {
@@ -296,14 +434,20 @@ final class Worker implements Runnable {
         boolean wasSearching = searching;
         searching = false;
         boolean lastSearcher = idle.transitionToParked(index, wasSearching);
-        if (lastSearcher || idle.unparked() == 0) {
-            if (scheduler.isWorkPending()) {
+        boolean skipPark = false;
+        if (scheduler.isWorkPending()) {
+            // Every parking worker re-checks, searching or not: a task pushed since its last look
+            // found it still counted as unparked, so its producer woke nobody (the window that
+            // left such a task waiting for the park timeout). The last searcher wakes another
+            // worker as well, since producers skipped notifying while it searched.
+            if (lastSearcher) {
                 scheduler.notifyParked();
-            } else if (idle.unparked() == 0 && scheduler.advanceVirtualClock()) {
-                scheduler.notifyParked(); // the fired timers made work: wake (likely this) worker
             }
+            skipPark = true;
+        } else if (idle.unparked() == 0 && advanceClockSafely()) {
+            scheduler.notifyParked(); // the fired timers made work: wake (likely this) worker
         }
-        if (!scheduler.isStopped()) {
+        if (!skipPark && !scheduler.isStopped()) {
             long parkedAt = System.nanoTime();
             parker.park(scheduler.parkTimeoutNanos(PARK_TIMEOUT_NANOS));
             batchStartNanos += System.nanoTime() - parkedAt; // the EWMA measures time running tasks
@@ -312,7 +456,18 @@ final class Worker implements Runnable {
         if (!idle.unparkWorkerById(index)) {
             searching = true; // a notifier took us out of the parked set and counted us searching
         }
-        scheduler.fireDueTimers();
+        fireTimers();
+    }
+
+    /** Advances a virtual clock (see Scheduler); a failure while firing is reported, not fatal. */
+    private boolean advanceClockSafely() {
+        try {
+            return scheduler.advanceVirtualClock();
+        } catch (Throwable t) {
+            Thread current = Thread.currentThread();
+            current.getUncaughtExceptionHandler().uncaughtException(current, t);
+            return true; // something fired: look for work again
+        }
     }
 
     @Override

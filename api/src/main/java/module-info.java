@@ -5,8 +5,11 @@
  * <p>The default {@code Io} (used when none is installed) is found with {@link java.util.ServiceLoader};
  * {@code weft-blocking-io} provides it.
  */
+@SuppressWarnings("module") // the qualified export names io.weft.fiber, which is built after this module
 module io.weft {
     exports io.weft;
+    // HelpsAwaiters and Task, for an Io that runs awaited tasks in place (join helping)
+    exports io.weft.internal to io.weft.fiber;
 
     uses io.weft.Io;
 }

@@ -566,7 +566,8 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
     }
 
     /**
-     * Join helping: if this task has not started and belongs to the awaiter's Io, claims it and
+     * Join helping: if this task has not started and belongs to the awaiter's Io, and that Io
+     * {@linkplain HelpsAwaiters helps awaiters}, claims it and
      * runs it here, on the awaiter's stack, under its own binding (current task, cancellation),
      * then returns true (it is done). While it runs, a cancellation of the awaiter wakes this
      * thread (the awaiter's parked token is a token of this thread) and is in effect at the helped
@@ -574,6 +575,10 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
      */
     private boolean tryHelp(Task<?> me) {
         if (io == null || io != me.io || me.inlineDepth >= MAX_HELP_DEPTH) {
+            return false;
+        }
+        HelpsAwaiters inPlace = HelpsAwaiters.of(io);
+        if (inPlace == null) {
             return false;
         }
         long s = state;
@@ -587,7 +592,7 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
         helper = me;
         me.parked = ParkToken.create(); // a cancel of `me` now unparks this thread, wherever the helped task parks
         try {
-            runClaimed();
+            inPlace.runInPlace(this::runClaimed);
         } finally {
             me.parked = null;
         }

@@ -27,10 +27,6 @@ class AwaitCycleTest {
         assertInstanceOf(IllegalStateException.class, task.exceptionNow());
     }
 
-    /**
-     * first awaits second before second started, so first runs it in place (join helping); second
-     * then awaits first, which is below it on the same stack: that fails with a message.
-     */
     @Test
     void twoTasksAwaitingEachOtherFailInsteadOfHanging() throws InterruptedException {
         DeferredIo io = new DeferredIo();
@@ -38,18 +34,20 @@ class AwaitCycleTest {
         Task<String> first = io.async(() -> second.get().await());
         second.set(io.async(first::await));
         Thread firstRunner = io.runNextOnNewThread("first");
-        assertTrue(firstRunner.join(JOIN), "the tasks hang");
-        io.runAll(); // second's queue entry: it already ran in place, so nothing runs twice
+        DeferredIo.awaitParkedOnToken(firstRunner); // first awaits second, which has not started
+
+        assertTrue(io.runNext()); // second awaits first: closes the cycle
+        assertTrue(firstRunner.join(JOIN), "the task left in the cycle was not released");
 
         Throwable cycle = second.get().exceptionNow();
         assertInstanceOf(IllegalStateException.class, cycle);
-        assertTrue(cycle.getMessage().contains("in place on the same thread"), cycle.getMessage());
+        assertTrue(cycle.getMessage().contains("await cycle"), cycle.getMessage());
         assertSame(cycle, first.exceptionNow(), "first reports what second failed with");
     }
 
     /**
      * A timed await ends by itself, so it closes no deadlock: a cycle through it is not reported;
-     * the timeout breaks it. (second runs in place inside first's await, and waits for first there.)
+     * the timeout breaks it.
      */
     @Test
     void aCycleThroughATimedAwaitIsNotADeadlockTheTimeoutBreaksIt() throws InterruptedException {
@@ -65,12 +63,15 @@ class AwaitCycleTest {
         }));
         Thread firstRunner = io.runNextOnNewThread("first");
         DeferredIo.awaitParkedOnToken(firstRunner);
+        Thread secondRunner = io.runNextOnNewThread("second");
+        Awaitility.await().atMost(JOIN).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+                .until(() -> second.get().isDone() || DeferredIo.isParkedOnToken(secondRunner));
         assertEquals(State.PENDING, second.get().state(), () -> "the timed await did not wait: "
                 + (second.get().state() == State.FAILED ? second.get().exceptionNow() : second.get()));
 
         io.advance(10);
+        assertTrue(secondRunner.join(JOIN));
         assertTrue(firstRunner.join(JOIN));
-        io.runAll();
         assertEquals("gave up", second.get().resultNow());
         assertEquals("gave up", first.resultNow());
     }

@@ -5,6 +5,7 @@ import io.weft.ParkToken;
 import io.weft.RawTask;
 import io.weft.TimerHandle;
 import io.weft.fiber.sched.Carriers;
+import io.weft.internal.HelpsAwaiters;
 import io.weft.fiber.sched.Scheduler;
 import io.weft.fiber.time.Clock;
 import java.time.Duration;
@@ -83,6 +84,21 @@ public final class FiberIo implements Io, AutoCloseable {
      */
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    static {
+        // Join helping (DESIGN §4): a task awaiting a task of a FiberIo that has not started runs
+        // it in place. The awaiter's ThreadLocal values, interrupt status, name, class loader and
+        // handler are set aside meanwhile and restored after: neither task sees the other's.
+        HelpsAwaiters.register(FiberIo.class, claimed -> {
+            Thread self = Thread.currentThread();
+            Carriers.ThreadState saved = Carriers.setAside(self);
+            try {
+                claimed.run();
+            } finally {
+                Carriers.restore(self, saved);
+            }
+        });
+    }
 
     private final Scheduler scheduler;
     private final boolean virtualClock;

@@ -281,4 +281,40 @@ public final class Carriers {
     static Thread.UncaughtExceptionHandler ownHandler(Thread thread) {
         return (Thread.UncaughtExceptionHandler) HANDLER.get(thread);
     }
+
+    /**
+     * The per-thread state of a task that another task runs in place on the same thread: its
+     * ThreadLocal maps, interrupt status, name, context class loader and own handler.
+     */
+    public record ThreadState(Object locals, Object inheritable, boolean interrupted, String name,
+            ClassLoader loader, Thread.UncaughtExceptionHandler handler) {}
+
+    /**
+     * Sets aside the current thread's per-thread state, leaving it with none (no ThreadLocal
+     * values, not interrupted), and returns it for {@link #restore}.
+     */
+    public static ThreadState setAside(Thread self) {
+        ThreadState saved = new ThreadState(THREAD_LOCALS.get(self), INHERITABLE_THREAD_LOCALS.get(self),
+                Thread.interrupted(), self.getName(), self.getContextClassLoader(), ownHandler(self));
+        THREAD_LOCALS.set(self, null);
+        INHERITABLE_THREAD_LOCALS.set(self, null);
+        return saved;
+    }
+
+    /** Puts back what {@link #setAside} saved, dropping whatever the task run meanwhile left. */
+    public static void restore(Thread self, ThreadState saved) {
+        THREAD_LOCALS.set(self, saved.locals());
+        INHERITABLE_THREAD_LOCALS.set(self, saved.inheritable());
+        HANDLER.set(self, saved.handler());
+        if (self.getName() != saved.name()) {
+            self.setName(saved.name());
+        }
+        if (self.getContextClassLoader() != saved.loader()) {
+            self.setContextClassLoader(saved.loader());
+        }
+        Thread.interrupted();
+        if (saved.interrupted()) {
+            self.interrupt();
+        }
+    }
 }

@@ -67,6 +67,10 @@ public final class Scheduler implements Executor {
     /** Serializes virtual-clock jumps. */
     private final Object advanceLock = new Object();
     private volatile boolean stopped;
+    /** The longest an idle worker parks before looking again (10 ms; the bound on a missed wake-up). */
+    final long maxParkNanos;
+    /** Tests only: run by a worker about to park, before it counts itself parked. */
+    volatile Runnable beforePark;
     /** Whether idle workers spin before parking; on a virtual clock they never do. */
     final boolean spinBeforeParking;
 
@@ -81,6 +85,13 @@ public final class Scheduler implements Executor {
      * @param name the prefix of the worker threads' names
      */
     public Scheduler(int workerCount, int queueCapacity, Clock clock, long seed, boolean spinBeforeParking, String name) {
+        this(workerCount, queueCapacity, clock, seed, spinBeforeParking, name, Worker.PARK_TIMEOUT_NANOS);
+    }
+
+    /** As the public constructor, with the longest park of an idle worker (tests make it huge, so a lost wake-up hangs). */
+    Scheduler(int workerCount, int queueCapacity, Clock clock, long seed, boolean spinBeforeParking, String name,
+            long maxParkNanos) {
+        this.maxParkNanos = maxParkNanos;
         this.idle = new IdleWorkers(workerCount);
         this.clock = clock;
         this.spinBeforeParking = spinBeforeParking;

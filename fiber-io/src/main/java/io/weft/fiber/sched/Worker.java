@@ -411,7 +411,7 @@ final class Worker implements Runnable {
     }
 
     /** Spins briefly for work before parking; returns true if work may have arrived. */
-    private boolean spinForWork() {
+    boolean spinForWork() {
         if (!scheduler.spinBeforeParking || scheduler.clockIsVirtual()) {
             return false; // idle time is when a virtual clock advances: do not burn it
         }
@@ -429,6 +429,10 @@ final class Worker implements Runnable {
     }
 
     private void park() {
+        Runnable hook = scheduler.beforePark;
+        if (hook != null) {
+            hook.run(); // tests: act in the window between "found nothing" and "counted as parked"
+        }
         IdleWorkers idle = scheduler.idle;
         transitioningToPark = true;
         boolean wasSearching = searching;
@@ -449,7 +453,7 @@ final class Worker implements Runnable {
         }
         if (!skipPark && !scheduler.isStopped()) {
             long parkedAt = System.nanoTime();
-            parker.park(scheduler.parkTimeoutNanos(PARK_TIMEOUT_NANOS));
+            parker.park(scheduler.parkTimeoutNanos(scheduler.maxParkNanos));
             batchStartNanos += System.nanoTime() - parkedAt; // the EWMA measures time running tasks
         }
         transitioningToPark = false;

@@ -1,0 +1,66 @@
+package io.weft.internal;
+
+import io.weft.Io;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * What lets the tasks of one kind of Io run in place, on the stack of a task of the same Io that
+ * awaits them before they started (join helping). The Io supplies what makes that safe on its
+ * threads: the awaiter's per-thread state (ThreadLocal values, interrupt status, name, context
+ * class loader) is set aside while the helped task runs and restored after, so neither sees the
+ * other's. An Io class opts in once with {@link #register}; the package is exported only to the
+ * Io modules that do. Thread-safe.
+ */
+public interface HelpsAwaiters {
+
+    /**
+     * Runs {@code claimed} (the helped task's body and completion) with the calling thread's
+     * per-thread state set aside meanwhile.
+     *
+     * @param claimed what to run in place
+     */
+    void runInPlace(Runnable claimed);
+
+    /**
+     * Makes tasks of {@code ioClass} eligible for running in place, with {@code helper}.
+     *
+     * @param ioClass the Io implementation class (exactly; subclasses are not included)
+     * @param helper what sets the thread's state aside around a helped task
+     */
+    static void register(Class<? extends Io> ioClass, HelpsAwaiters helper) {
+        Registry.add(Objects.requireNonNull(ioClass, "ioClass"), Objects.requireNonNull(helper, "helper"));
+    }
+
+    /** Returns the helper registered for {@code io}'s class, or null. */
+    static HelpsAwaiters of(Io io) {
+        return Registry.find(io.getClass());
+    }
+
+    /** Copy-on-write pairs of (class, helper); one or two entries in practice. */
+    final class Registry {
+        private static volatile Object[] entries = new Object[0];
+
+        private Registry() {}
+
+        static synchronized void add(Class<?> ioClass, HelpsAwaiters helper) {
+            if (find(ioClass) != null) {
+                return;
+            }
+            Object[] grown = Arrays.copyOf(entries, entries.length + 2);
+            grown[grown.length - 2] = ioClass;
+            grown[grown.length - 1] = helper;
+            entries = grown;
+        }
+
+        static HelpsAwaiters find(Class<?> ioClass) {
+            Object[] e = entries;
+            for (int i = 0; i < e.length; i += 2) {
+                if (e[i] == ioClass) {
+                    return (HelpsAwaiters) e[i + 1];
+                }
+            }
+            return null;
+        }
+    }
+}

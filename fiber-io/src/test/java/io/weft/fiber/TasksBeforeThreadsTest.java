@@ -1,0 +1,222 @@
+package io.weft.fiber;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.Cancelled;
+import io.weft.Future;
+import io.weft.Io;
+import io.weft.ParkToken;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine's "tasks before threads" (DESIGN §4): tasks reuse runner fibers without seeing each
+ * other's thread state, awaiting an unstarted task runs it in place, and resumed fibers are not
+ * starved by new tasks.
+ */
+class TasksBeforeThreadsTest {
+    private static final ThreadLocal<String> LOCAL = new ThreadLocal<>();
+    private static final InheritableThreadLocal<String> INHERITABLE = new InheritableThreadLocal<>();
+
+    /** What a task saw of its thread when it started. */
+    record Seen(Thread thread, String local, String inheritable, boolean interrupted, String name) {
+        static Seen now() {
+            Thread t = Thread.currentThread();
+            return new Seen(t, LOCAL.get(), INHERITABLE.get(), t.isInterrupted(), t.getName());
+        }
+    }
+
+    /** Leaves everything it can on its thread. */
+    static Seen litter() {
+        Seen seen = Seen.now();
+        LOCAL.set("left behind");
+        INHERITABLE.set("left behind");
+        Thread.currentThread().setName("renamed by a task");
+        Thread.currentThread().interrupt();
+        return seen;
+    }
+
+    @Test
+    void aTaskOnAReusedThreadSeesNothingAnEarlierTaskLeftThere() {
+        try (FiberIo io = FiberIo.builder().workers(1).virtualClock().build()) {
+            Seen[] seen = io.call(() -> {
+                Future<Seen> first = Io.async(TasksBeforeThreadsTest::litter);
+                Io.sleep(Duration.ofMillis(1)); // lets it run on its own runner (not in place: it is not awaited)
+                Future<Seen> second = Io.async(Seen::now);
+                Io.sleep(Duration.ofMillis(1));
+                return new Seen[] {first.await(), second.await()};
+            });
+            assertSame(seen[0].thread(), seen[1].thread(), "the second task reuses the first one's fiber");
+            assertNull(seen[1].local());
+            assertNull(seen[1].inheritable());
+            assertFalse(seen[1].interrupted());
+            assertEquals(seen[0].name(), seen[1].name());
+        }
+    }
+
+    @Test
+    void awaitingATaskThatHasNotStartedRunsItInPlaceWithItsOwnThreadState() {
+        try (FiberIo io = FiberIo.builder().workers(1).virtualClock().build()) {
+            io.run(() -> {
+                LOCAL.set("awaiter's");
+                String name = Thread.currentThread().getName();
+                AtomicReference<Future<?>> current = new AtomicReference<>();
+                Future<Seen> child = Io.async(() -> {
+                    current.set(Io.currentTask().orElseThrow());
+                    return litter();
+                });
+                Seen seen = child.await(); // not started yet (one worker, and this task is running): in place
+
+                assertSame(Thread.currentThread(), seen.thread(), "it ran on the awaiter's stack");
+                assertSame(child, current.get(), "under its own task");
+                assertNull(seen.local(), "it does not see the awaiter's ThreadLocal");
+                assertEquals("awaiter's", LOCAL.get(), "the awaiter's ThreadLocal is back");
+                assertFalse(Thread.currentThread().isInterrupted());
+                assertEquals(name, Thread.currentThread().getName());
+                LOCAL.remove();
+            });
+        }
+    }
+
+    @Test
+    void aTaskRunInPlaceThatAwaitsItsAwaiterFailsInsteadOfHanging() {
+        try (FiberIo io = FiberIo.builder().workers(1).virtualClock().build()) {
+            Throwable failure = io.call(() -> {
+                Future<?> me = Io.currentTask().orElseThrow();
+                Future<Object> child = Io.async(me::await);
+                try {
+                    child.await();
+                    return null;
+                } catch (IllegalStateException e) {
+                    return e;
+                }
+            });
+            assertInstanceOf(IllegalStateException.class, failure);
+            assertTrue(failure.getMessage().contains("in place"), failure.getMessage());
+        }
+    }
+
+    @Test
+    void cancellingAnAwaiterReachesTheTaskItRunsInPlace() {
+        try (FiberIo io = FiberIo.builder().workers(2).build()) {
+            AtomicReference<Future<?>> helped = new AtomicReference<>();
+            AtomicBoolean parkedInside = new AtomicBoolean();
+            Future<Object> awaiter = Io.with(io).call(() -> Io.async(() -> {
+                Future<Object> child = Io.async(() -> {
+                    helped.set(Io.currentTask().orElseThrow());
+                    parkedInside.set(true);
+                    Io.sleep(Duration.ofDays(1));
+                    return "slept";
+                });
+                return child.await();
+            }));
+            await().untilTrue(parkedInside);
+            assertTrue(awaiter.cancel());
+            assertThrows(Cancelled.class, awaiter::await);
+            assertEquals(Future.State.CANCELLED, helped.get().state(), "it unwound as cancelled");
+        }
+    }
+
+    @Test
+    void aTaskKeepsItsThreadAcrossSuspensions() {
+        try (FiberIo io = FiberIo.builder().workers(2).build()) {
+            List<Boolean> stable = io.call(() -> {
+                List<Future<Boolean>> tasks = new ArrayList<>();
+                for (int i = 0; i < 200; i++) {
+                    tasks.add(Io.async(() -> {
+                        Thread before = Thread.currentThread();
+                        Io.sleep(Duration.ofMillis(1));
+                        return Thread.currentThread() == before;
+                    }));
+                }
+                List<Boolean> all = new ArrayList<>();
+                for (Future<Boolean> t : tasks) {
+                    all.add(t.await());
+                }
+                return all;
+            });
+            assertFalse(stable.contains(false));
+        }
+    }
+
+    /**
+     * A stream of new tasks (each spawning the next) must not keep a readied fiber from running:
+     * runners take work in the worker's order, and the readied fiber's continuation is in it.
+     */
+    @Test
+    void aResumedFiberIsNotStarvedByAStreamOfNewTasks() {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            AtomicBoolean resumed = new AtomicBoolean();
+            AtomicInteger links = new AtomicInteger();
+            int spawnedBefore = io.call(() -> {
+                AtomicReference<ParkToken> token = new AtomicReference<>();
+                Future<Object> waiter = Io.async(() -> {
+                    ParkToken park = ParkToken.create();
+                    token.set(park);
+                    Io.current().suspendRaw(park);
+                    resumed.set(true);
+                    return null;
+                });
+                while (token.get() == null) {
+                    Io.sleep(Duration.ofMillis(1));
+                }
+                Io.async(new Chain(resumed, links)); // each link spawns the next, until the waiter ran
+                Io.current().ready(token.get());
+                waiter.await();
+                return links.get();
+            });
+            assertTrue(resumed.get());
+            assertTrue(spawnedBefore < 1_000, "the readied fiber waited behind " + spawnedBefore + " new tasks");
+        }
+    }
+
+    /** A link of an endless chain of new tasks, which ends once {@code stop} is set. */
+    record Chain(AtomicBoolean stop, AtomicInteger links) implements java.util.concurrent.Callable<Object> {
+        @Override
+        public Object call() {
+            links.incrementAndGet();
+            if (!stop.get()) {
+                Io.async(this);
+            }
+            return null;
+        }
+    }
+
+    /** A spawn racing close is refused or settled (done), never left pending. */
+    @Test
+    void aSpawnRacingCloseIsRefusedOrSettledNeverLost() throws InterruptedException {
+        for (int round = 0; round < 20; round++) {
+            FiberIo io = FiberIo.builder().workers(2).build();
+            List<Future<Integer>> accepted = new ArrayList<>();
+            Thread spawner = Thread.ofPlatform().start(() -> {
+                try {
+                    while (true) {
+                        accepted.add(Io.with(io).call(() -> Io.async(() -> 1)));
+                    }
+                } catch (IllegalStateException closed) {
+                    // refused: the FiberIo is closed
+                }
+            });
+            await().until(() -> io.liveTasks() > 0 || !accepted.isEmpty());
+            io.close();
+            spawner.join();
+            for (Future<Integer> f : accepted) {
+                assertTrue(f.isDone(), "a task accepted before close is done after it: " + f);
+            }
+            assertNotSame(0, accepted.size());
+        }
+    }
+}

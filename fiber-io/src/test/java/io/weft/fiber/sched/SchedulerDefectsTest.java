@@ -1,0 +1,190 @@
+package io.weft.fiber.sched;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.ParkToken;
+import io.weft.fiber.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The scheduler defects found in review, each with the scenario that showed it: every test here
+ * fails (hangs until its timeout, or asserts) without its fix.
+ */
+class SchedulerDefectsTest {
+    private static final long ONE_HOUR_NANOS = Duration.ofHours(1).toNanos();
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    /** A Job that records what happened to it. */
+    static final class Probe extends Job {
+        final Runnable body;
+        final AtomicBoolean ran = new AtomicBoolean();
+        final AtomicBoolean abandoned = new AtomicBoolean();
+
+        Probe(Runnable body) {
+            this.body = body;
+        }
+
+        @Override
+        public void run() {
+            ran.set(true);
+            body.run();
+        }
+
+        @Override
+        public void abandon() {
+            abandoned.set(true);
+        }
+    }
+
+    /** A Job that blocks its worker's carrier (pinned) until released. */
+    static Probe carrierBlocker(CountDownLatch started, CountDownLatch release) {
+        return new Probe(() -> {
+            Thread self = Thread.currentThread();
+            Carriers.pin(self);
+            try {
+                started.countDown();
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                Carriers.unpin(self);
+            }
+        });
+    }
+
+    /**
+     * A worker that was not searching used to park without re-checking the queues: a task pushed
+     * after its last look, by a producer that saw a searcher (and so woke nobody), waited for the
+     * park timeout. Parks here last an hour, so the task would never run.
+     */
+    @Test
+    void aWorkerThatWasNotSearchingReChecksBeforeItParks() throws InterruptedException {
+        Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, false, "recheck", ONE_HOUR_NANOS);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            scheduler.submit(carrierBlocker(started, release)); // one worker busy (unparked) from now on
+            assertTrue(started.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
+            Awaitility.await().atMost(WAIT).until(() -> scheduler.idle.unparked() == 1);
+            int idleWorker = scheduler.idle.isParked(0) ? 0 : 1;
+            assertTrue(scheduler.idle.tryBecomeSearcher()); // someone searching: producers wake nobody
+            Probe late = new Probe(() -> { });
+            AtomicBoolean pushed = new AtomicBoolean();
+            scheduler.beforePark = () -> {
+                if (Thread.currentThread() instanceof WorkerThread t && t.worker.index == idleWorker
+                        && pushed.compareAndSet(false, true)) {
+                    scheduler.injector.push(late); // a producer that saw the searcher: no notify
+                }
+            };
+            scheduler.workers[idleWorker].parker.unpark(); // let it look for work, find none, and park
+            Awaitility.await().atMost(WAIT).untilTrue(late.ran);
+            scheduler.idle.transitionFromSearching();
+        } finally {
+            release.countDown();
+            scheduler.beforePark = null;
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /** The idle spin used to look at its own queue and the Injector only, never at work it could steal. */
+    @Test
+    void theIdleSpinSeesWorkInOtherWorkersQueues() throws InterruptedException {
+        Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, true, "spin", ONE_HOUR_NANOS);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            scheduler.submit(carrierBlocker(started, release));
+            assertTrue(started.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
+            Worker busy = null;
+            for (Worker w : scheduler.workers) {
+                if (!scheduler.idle.isParked(w.index)) {
+                    busy = w;
+                }
+            }
+            Worker other = scheduler.workers[1 - busy.index];
+            // The busy worker's owner thread is blocked inside the job: its queue is not touched meanwhile.
+            busy.queue.push(new Probe(() -> { }), scheduler.injector);
+            assertTrue(other.spinForWork(), "a spinning worker must notice work it can steal");
+        } finally {
+            release.countDown();
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /**
+     * A timer whose delivery throws (here: the readied thread's own scheduler throws) used to end
+     * the worker that fired it, silently; a virtual clock then never advanced again.
+     */
+    @Test
+    void aTimerDeliveryThatThrowsDoesNotEndTheWorker() throws InterruptedException {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.virtual(), 1, false, "timers");
+        AtomicInteger submissions = new AtomicInteger();
+        Executor failsAfterStart = task -> {
+            if (submissions.getAndIncrement() == 0) {
+                Thread.ofPlatform().start(task); // its start
+            } else {
+                throw new IllegalStateException("this thread's scheduler is broken");
+            }
+        };
+        AtomicReference<ParkToken> token = new AtomicReference<>();
+        Thread broken = Carriers.virtualThreadBuilder(failsAfterStart).unstarted(() -> {
+            token.set(ParkToken.create());
+            java.util.concurrent.locks.LockSupport.park();
+        });
+        try {
+            broken.start();
+            Awaitility.await().atMost(WAIT).until(() -> token.get() != null && broken.getState() == Thread.State.WAITING);
+            scheduler.armTimer(5, token.get()); // firing it unparks `broken`: its scheduler throws
+
+            ParkToken later = ParkToken.create(); // this (plain) thread's
+            scheduler.armTimer(10, later);
+            // The failure goes to the worker's uncaught-exception handler (here: the default, which
+            // prints it); Awaitility would otherwise take it for this test's own failure.
+            Awaitility.await().dontCatchUncaughtExceptions().atMost(WAIT).until(later::isReady);
+            assertEquals(10, scheduler.nowMs());
+            assertFalse(scheduler.isTerminated(), "the worker is still alive");
+        } finally {
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /**
+     * Stopping used to drop the tasks still queued, uncounted, and to accept submissions after
+     * stop silently. Now queued Jobs are abandoned (their tasks cancelled, never run), and a
+     * submission after stop is rejected.
+     */
+    @Test
+    void stoppingSettlesQueuedJobsAndRejectsLaterSubmissions() throws InterruptedException {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "stop");
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        scheduler.submit(carrierBlocker(started, release));
+        assertTrue(started.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
+        Probe queuedA = new Probe(() -> { });
+        Probe queuedB = new Probe(() -> { });
+        scheduler.submit(queuedA);
+        scheduler.submit(queuedB);
+
+        assertFalse(scheduler.stop(Duration.ofMillis(50)), "the only worker is blocked by the first job");
+        assertTrue(queuedA.abandoned.get() && queuedB.abandoned.get());
+        assertFalse(queuedA.ran.get() || queuedB.ran.get());
+        assertEquals(2, scheduler.abandonedAtStop());
+        Probe late = new Probe(() -> { });
+        assertThrows(RejectedExecutionException.class, () -> scheduler.submit(late));
+        assertFalse(late.ran.get() || late.abandoned.get());
+
+        release.countDown();
+        Awaitility.await().atMost(WAIT).until(scheduler::isTerminated);
+    }
+}

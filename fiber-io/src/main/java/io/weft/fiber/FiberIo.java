@@ -22,9 +22,16 @@ import java.util.concurrent.locks.LockSupport;
  * work-stealing scheduler. Thread-safe. Close it when done ({@link AutoCloseable}).
  *
  * <ul>
- *   <li>{@code Io.async} spawns a fiber and returns at once. From a fiber, the new fiber goes to
- *       the current worker's LIFO slot (it runs next, on a warm cache); from any other thread, to
- *       the shared injector queue.
+ *   <li>{@code Io.async} queues the task and returns at once. From a fiber, the task goes to the
+ *       current worker's LIFO slot (it runs next, on a warm cache); from any other thread, to the
+ *       shared injector queue. A task gets its fiber (a virtual thread of the scheduler) only when
+ *       it runs, and keeps it until it ends; a fiber whose task ended runs the next queued task
+ *       without unmounting. So {@code Thread.currentThread()} is stable for a task's whole life,
+ *       and a later task may run on the same thread, as in any pool: it sees no
+ *       {@code ThreadLocal} value, interrupt status, name or class loader left by an earlier one.
+ *   <li>Awaiting a task of the same FiberIo that has not started runs it in place, on the
+ *       awaiter's thread, with the awaiter's thread state set aside meanwhile (join helping).
+ *       While it runs there it is part of the awaiter: cancelling the awaiter cancels it too.
  *   <li>{@link #suspendRaw} parks the current thread (a fiber unmounts and frees its carrier; a
  *       plain thread blocks) until the token is readied or the task is cancelled.
  *   <li>Everything Java offers a thread works in a fiber: {@code ThreadLocal}s, {@code ScopedValue}s,
@@ -66,10 +73,12 @@ public final class FiberIo implements Io, AutoCloseable {
     /*
      * Implementation notes.
      *
-     * A fiber is a virtual thread built with the scheduler as its Executor (Carriers). spawnRaw
-     * registers the task in LiveTasks, whose entry is the fiber's Runnable and leaves the
-     * registry when the task ends; the registry is what close() cancels and waits for, and it
-     * settles a spawn racing close (refused or cancelled, never lost; see LiveTasks).
+     * spawnRaw registers the task in LiveTasks, whose entry is the scheduler's Job for it, and
+     * submits that Job; it gets a runner fiber (a virtual thread built with the scheduler as its
+     * Executor) when a worker runs it (see sched.Worker, sched.Runner). The entry leaves the
+     * registry when the task ends, or is abandoned (cancelled) if the workers stop first; the
+     * registry is what close() cancels and waits for, and it settles a spawn racing close
+     * (refused or cancelled, never lost; see LiveTasks).
      * suspendRaw/ready are LockSupport.park/unpark through the ParkToken protocol, which works
      * for fibers and plain threads alike.
      *

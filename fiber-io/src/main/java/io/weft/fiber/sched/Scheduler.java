@@ -21,8 +21,15 @@ public final class Scheduler implements Executor {
     /*
      * Implementation notes.
      *
+     * Two kinds of work go through the queues: Jobs (spawned tasks that have not started, queued
+     * by submit; a Job gets a runner fiber only when it runs: see Worker and Runner) and fibers'
+     * continuations (queued by execute). submit routes a Job like execute below; from a fiber it
+     * runs pinned to its carrier, since it touches that worker's owner-only state.
+     *
      * execute(task) is called by the JDK with a fiber's continuation, from three places, told
-     * apart by the calling thread:
+     * apart by the calling thread (plus one special case: a worker thread that is starting or
+     * resuming a runner has `capturing` set, and the continuation is handed straight back to it
+     * to run at once):
      *   - a fiber mounted on one of our workers (a spawn or a wake-up by a running fiber): the
      *     carrier is that worker, and the task goes to its LIFO slot (hot in cache, runs next);
      *   - one of our worker threads itself, with no fiber mounted: the JDK re-submitting a fiber
@@ -45,13 +52,21 @@ public final class Scheduler implements Executor {
      * pollers) builds inside a fiber inherits this Executor. Its first submission, at its start,
      * is recognised here and the thread is moved to the JDK's default scheduler for good, before
      * it runs (Carriers, "Virtual threads that are not fibers"); that check comes before the
-     * `stopped` one, so a thread started after close is moved too, never dropped. Fibers are
-     * started through startFiber, which is how they are told apart.
+     * `stopped` one, so a thread started after close is moved too, never dropped. Runner fibers
+     * are started through Carriers.startFiber, which is how they are told apart.
+     *
+     * Failures: an exception from firing timers or from maintenance (a readied thread whose own
+     * scheduler throws) goes to the worker's uncaught-exception handler; it never ends a worker
+     * (before: it did, silently, and a virtual clock then never advanced again).
      *
      * Stopping: `stopped` (volatile) is written once by stop(); workers read it every loop and
-     * after every park; stop() unparks them all and joins their threads. Continuations submitted
-     * after stop (fibers readied later) are counted and dropped: FiberIo reports the tasks that
-     * did not finish before it stopped the workers.
+     * after every park; stop() unparks them all and joins their threads. Each worker on its way
+     * out settles what is still queued with it: Jobs are abandoned (their tasks cancelled, never
+     * run: nothing waits on them forever), continuations are counted as dropped (their tasks are
+     * the ones FiberIo reports as unfinished), idle runners are ended. stop() then settles what is
+     * left in the Injector. A submission after stop is rejected with RejectedExecutionException,
+     * as the JDK expects of a scheduler that no longer runs anything: a virtual thread's start
+     * then fails cleanly; an unpark's readier is told (Wake swallows it for Weft's own readies).
      */
 
     final Worker[] workers;
@@ -239,7 +254,26 @@ public final class Scheduler implements Executor {
         }
     }
 
-    /** Returns whether any queue holds work (the last searcher's re-check before parking). */
+    /**
+     * Returns whether the Injector or any worker's RunQueue holds work, LIFO slots not counted:
+     * the idle spin's and a parking worker's re-check. A LIFO slot is its owner's next task (a
+     * fiber handing off to the next, as in ping-pong); taking it from an idle worker would move
+     * every hand-off across cores. A slot whose owner is stuck is found by the last searcher's
+     * check below, or within a park timeout.
+     */
+    boolean isQueuedWorkPending() {
+        if (!injector.isEmpty()) {
+            return true;
+        }
+        for (Worker worker : workers) {
+            if (!worker.queue.isEmpty()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Returns whether any queue or LIFO slot holds work (the last searcher's re-check before parking). */
     boolean isWorkPending() {
         if (!injector.isEmpty()) {
             return true;

@@ -13,9 +13,27 @@ final class Worker implements Runnable {
     /*
      * Implementation notes.
      *
-     * What a task is: a fiber's continuation (the Runnable the JDK hands to Scheduler.execute on
-     * start, on unpark and after a yield). Running it mounts the fiber on this thread until the
-     * fiber parks, yields or ends.
+     * What a task is: either a Job (a spawned task that has not started; DESIGN §4 "tasks before
+     * threads") or a fiber's continuation (the Runnable the JDK hands to Scheduler.execute on
+     * unpark and after a yield). Running a continuation mounts the fiber on this thread until it
+     * parks, yields or ends. A Job needs a fiber: startJob takes an idle Runner from this worker's
+     * pool (or builds one) and runs its continuation here at once (Scheduler.execute captures it
+     * while `capturing` is set). A runner whose job ended asks nextForRunner for more: a Job runs
+     * in place on the runner, without unmounting; anything else is left in `handOff` for this
+     * loop, and the runner parks in the pool (MAX_IDLE_RUNNERS; beyond that it ends).
+     * nextForRunner runs on the runner fiber, pinned to this carrier, so it has this worker's
+     * owner-only state to itself exactly as the loop does (the loop is inside runTask meanwhile).
+     *
+     * Per-operation budget (the spawn path and the run of a task that never suspends):
+     *   submit from a fiber  pin+unpin, 1 getAndSet (LIFO slot), the evicted task's RunQueue push
+     *                        (1 release store; a CAS-free owner push), 1 volatile read (IdleWorkers
+     *                        fast path); no lock, no allocation (the Job is the task's registry entry)
+     *   run in place         LIFO getAndSet or a RunQueue pop (1 CAS on the packed head), the
+     *                        task's own run, the isolation reset (3 field reads, rarely writes);
+     *                        no park, no unmount, no allocation in the scheduler
+     *   first run of a Job   idle-pool pop + LockSupport.unpark of the runner (2 CASes in the JDK)
+     *                        + one mount; a new runner (pool empty) adds a virtual thread (~ 200 B
+     *                        + its stack chunk) and its registration in the JDK's thread container
      *
      * Finding work, in order (DESIGN §5):
      *   0. every `injectorInterval` tasks, a fair-share batch from the Injector first (fairness
@@ -416,7 +434,7 @@ final class Worker implements Runnable {
             return false; // idle time is when a virtual clock advances: do not burn it
         }
         for (int i = 0; i < YIELDS; i++) {
-            if (scheduler.isWorkPending() || scheduler.isStopped()) { // every queue: work to steal counts
+            if (scheduler.isQueuedWorkPending() || scheduler.isStopped()) { // every queue: work to steal counts
                 return true;
             }
             if (i < SPINS) {
@@ -439,7 +457,7 @@ final class Worker implements Runnable {
         searching = false;
         boolean lastSearcher = idle.transitionToParked(index, wasSearching);
         boolean skipPark = false;
-        if (scheduler.isWorkPending()) {
+        if (lastSearcher ? scheduler.isWorkPending() : scheduler.isQueuedWorkPending()) {
             // Every parking worker re-checks, searching or not: a task pushed since its last look
             // found it still counted as unparked, so its producer woke nobody (the window that
             // left such a task waiting for the park timeout). The last searcher wakes another

@@ -63,6 +63,13 @@ class SchedulerDefectsTest {
         });
     }
 
+    /** Submits a carrier blocker and returns once it runs; release it with {@code release}. */
+    static void blockOneWorker(Scheduler scheduler, CountDownLatch release) throws InterruptedException {
+        CountDownLatch started = new CountDownLatch(1);
+        scheduler.submit(carrierBlocker(started, release));
+        assertTrue(started.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
+    }
+
     /**
      * A worker that was not searching used to park without re-checking the queues: a task pushed
      * after its last look, by a producer that saw a searcher (and so woke nobody), waited for the
@@ -71,11 +78,9 @@ class SchedulerDefectsTest {
     @Test
     void aWorkerThatWasNotSearchingReChecksBeforeItParks() throws InterruptedException {
         Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, false, "recheck", ONE_HOUR_NANOS);
-        CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         try {
-            scheduler.submit(carrierBlocker(started, release)); // one worker busy (unparked) from now on
-            assertTrue(started.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
+            blockOneWorker(scheduler, release); // one worker busy (unparked) from now on
             Awaitility.await().atMost(WAIT).until(() -> scheduler.idle.unparked() == 1);
             int idleWorker = scheduler.idle.isParked(0) ? 0 : 1;
             assertTrue(scheduler.idle.tryBecomeSearcher()); // someone searching: producers wake nobody
@@ -101,11 +106,9 @@ class SchedulerDefectsTest {
     @Test
     void theIdleSpinSeesWorkInOtherWorkersQueues() throws InterruptedException {
         Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, true, "spin", ONE_HOUR_NANOS);
-        CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         try {
-            scheduler.submit(carrierBlocker(started, release));
-            assertTrue(started.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
+            blockOneWorker(scheduler, release);
             Worker busy = null;
             for (Worker w : scheduler.workers) {
                 if (!scheduler.idle.isParked(w.index)) {
@@ -167,10 +170,8 @@ class SchedulerDefectsTest {
     @Test
     void stoppingSettlesQueuedJobsAndRejectsLaterSubmissions() throws InterruptedException {
         Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "stop");
-        CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        scheduler.submit(carrierBlocker(started, release));
-        assertTrue(started.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
+        blockOneWorker(scheduler, release);
         Probe queuedA = new Probe(() -> { });
         Probe queuedB = new Probe(() -> { });
         scheduler.submit(queuedA);

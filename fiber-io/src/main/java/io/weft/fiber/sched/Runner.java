@@ -82,7 +82,7 @@ final class Runner implements Runnable {
             try {
                 job.run();
             } catch (Throwable t) { // a Job does not throw; if one does, it must not end the runner silently
-                self.getUncaughtExceptionHandler().uncaughtException(self, t);
+                Scheduler.reportUncaught(t);
             }
             reset(self);
             job = scheduler.nextForRunner(this);

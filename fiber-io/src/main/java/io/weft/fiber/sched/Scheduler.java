@@ -205,6 +205,15 @@ public final class Scheduler implements Executor {
         }
     }
 
+    /**
+     * Hands {@code failure} to the current thread's uncaught-exception handler: what a worker does
+     * with a failure that must not end it (a task's, a timer delivery's, an abandoned Job's).
+     */
+    static void reportUncaught(Throwable failure) {
+        Thread current = Thread.currentThread();
+        current.getUncaughtExceptionHandler().uncaughtException(current, failure);
+    }
+
     /** Builds (does not start) a runner fiber. */
     Thread newFiber(Runner runner) {
         return fibers.unstarted(runner);
@@ -231,8 +240,7 @@ public final class Scheduler implements Executor {
             try {
                 job.abandon();
             } catch (Throwable t) {
-                Thread current = Thread.currentThread();
-                current.getUncaughtExceptionHandler().uncaughtException(current, t);
+                reportUncaught(t);
             }
         } else {
             dropped.incrementAndGet();

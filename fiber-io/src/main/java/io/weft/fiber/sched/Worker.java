@@ -213,7 +213,7 @@ final class Worker implements Runnable {
         try {
             task.run();
         } catch (Throwable t) {
-            Thread.currentThread().getUncaughtExceptionHandler().uncaughtException(Thread.currentThread(), t);
+            Scheduler.reportUncaught(t);
         }
         afterTask();
     }
@@ -302,8 +302,7 @@ final class Worker implements Runnable {
         try {
             scheduler.fireDueTimers();
         } catch (Throwable t) {
-            Thread current = Thread.currentThread();
-            current.getUncaughtExceptionHandler().uncaughtException(current, t);
+            Scheduler.reportUncaught(t);
         } finally {
             firingTimers = false;
         }
@@ -486,8 +485,7 @@ final class Worker implements Runnable {
         try {
             return scheduler.advanceVirtualClock();
         } catch (Throwable t) {
-            Thread current = Thread.currentThread();
-            current.getUncaughtExceptionHandler().uncaughtException(current, t);
+            Scheduler.reportUncaught(t);
             return true; // something fired: look for work again
         }
     }

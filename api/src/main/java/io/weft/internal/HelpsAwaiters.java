@@ -16,11 +16,13 @@ public interface HelpsAwaiters {
 
     /**
      * Runs {@code claimed} (the helped task's body and completion) with the calling thread's
-     * per-thread state set aside meanwhile.
+     * per-thread state set aside meanwhile. The task has ended when this returns: the Io counts
+     * it as ended here (its queued entry, run later, finds it {@linkplain Task#ranInPlace ran in place}).
      *
+     * @param io the Io of both the helped task and its awaiter
      * @param claimed what to run in place
      */
-    void runInPlace(Runnable claimed);
+    void runInPlace(Io io, Runnable claimed);
 
     /**
      * Makes tasks of {@code ioClass} eligible for running in place, with {@code helper}.

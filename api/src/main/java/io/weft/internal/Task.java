@@ -592,7 +592,7 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
         helper = me;
         me.parked = ParkToken.create(); // a cancel of `me` now unparks this thread, wherever the helped task parks
         try {
-            inPlace.runInPlace(this::runClaimed);
+            inPlace.runInPlace(io, this::runClaimed);
         } finally {
             me.parked = null;
         }
@@ -714,6 +714,14 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
             }
         });
         return mirror;
+    }
+
+    /**
+     * Whether an awaiter claimed this task and ran it in place (join helping). The Io counts such
+     * a task's end when the helper finishes it; its queued entry, run later, finds nothing to do.
+     */
+    public boolean ranInPlace() {
+        return (state & HELPED) != 0;
     }
 
     /** Whether this task was cancelled while it ran (for diagnostics and tests). */

@@ -73,38 +73,41 @@ public final class FiberIo implements Io, AutoCloseable {
     /*
      * Implementation notes.
      *
-     * spawnRaw registers the task in LiveTasks, whose entry is the scheduler's Job for it, and
-     * submits that Job; it gets a runner fiber (a virtual thread built with the scheduler as its
-     * Executor) when a worker runs it (see sched.Worker, sched.Runner). The entry leaves the
-     * registry when the task ends, or is abandoned (cancelled) if the workers stop first; the
-     * registry is what close() cancels and waits for, and it settles a spawn racing close
-     * (refused or cancelled, never lost; see LiveTasks).
+     * spawnRaw submits the task itself to the scheduler (no wrapper, no registry entry); it
+     * gets a runner fiber (a virtual thread built with the scheduler as its Executor) when a
+     * worker runs it (see sched.Worker, sched.Runner), or is cancelled if the workers stop
+     * first. The scheduler counts live tasks per worker without locks or RMWs (see Scheduler).
      * suspendRaw/ready are LockSupport.park/unpark through the ParkToken protocol, which works
      * for fibers and plain threads alike.
      *
-     * close(): (1) `closing` is set in the registry, so spawnRaw refuses new tasks; (2) every
-     * registered task is cancelled: parked ones wake at their suspend point and unwind, running
-     * ones at their next one; (3) the closing thread waits until the registry is empty or the
-     * timeout passes (each task that ends unparks the closer; no lost wake-up, see LiveTasks);
-     * (4) the workers stop and their threads are joined, within what is left of the same
+     * close(): (1) `closing` is set, so spawnRaw refuses new tasks; (2) every task is
+     * cancelled: running and parked ones (parked ones wake at their suspend point and unwind,
+     * running ones at their next one), and queued ones as a worker takes them (before they
+     * start: their bodies never run); (3) the closing thread waits until no task is live or the
+     * timeout passes, cancelling running tasks again on every look (a spawn that raced step 1
+     * started after step 2 looked: it is found then; each task that ends unparks the closer,
+     * and it looks at least every 10 ms); (4) the workers stop and their threads are joined, within what is left of the same
      * timeout. Tasks still alive then are reported by close() in an IllegalStateException,
      * never dropped silently; they stay parked (a virtual thread cannot be killed). Worker
      * threads that did not end are reported too. Idempotent: a second close does nothing.
      */
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
+    /** How often a closing FiberIo looks again for running tasks to cancel, at most. */
+    private static final long LOOK_AGAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     static {
         // Join helping (DESIGN §4): a task awaiting a task of a FiberIo that has not started runs
         // it in place. The awaiter's ThreadLocal values, interrupt status, name, class loader and
         // handler are set aside meanwhile and restored after: neither task sees the other's.
-        HelpsAwaiters.register(FiberIo.class, claimed -> {
+        HelpsAwaiters.register(FiberIo.class, (io, claimed) -> {
             Thread self = Thread.currentThread();
             Carriers.ThreadState saved = Carriers.setAside(self);
             try {
                 claimed.run();
             } finally {
                 Carriers.restore(self, saved);
+                ((FiberIo) io).scheduler.countEndedInPlace();
             }
         });
     }
@@ -113,7 +116,6 @@ public final class FiberIo implements Io, AutoCloseable {
     private final boolean virtualClock;
     private final Duration closeTimeout;
     private final String name;
-    private final LiveTasks live;
     private volatile boolean closing;
     private volatile boolean closed;
     /** Set by shutdown if some worker thread did not end in time (a fiber blocking its carrier). */
@@ -127,7 +129,6 @@ public final class FiberIo implements Io, AutoCloseable {
         Clock clock = virtualClock ? Clock.virtual() : Clock.real();
         this.scheduler = new Scheduler(builder.workers, builder.runQueueCapacity, clock, builder.seed,
                 builder.spinBeforeParking, name);
-        this.live = new LiveTasks(builder.workers);
     }
 
     /**
@@ -303,14 +304,13 @@ public final class FiberIo implements Io, AutoCloseable {
     @Override
     public void spawnRaw(RawTask task) {
         Objects.requireNonNull(task, "task");
-        LiveTasks.Entry entry = live.add(task); // refused once close() has started: see LiveTasks
-        if (entry == null) {
+        if (closing) {
             throw new IllegalStateException(this + " is closed: it accepts no new tasks");
         }
         try {
-            scheduler.submit(entry);
-        } catch (RejectedExecutionException e) { // the workers stopped: close() timed out and gave up
-            entry.abandon();
+            scheduler.submit(task); // racing close(): cancelled before it starts, or while it runs
+        } catch (RejectedExecutionException e) { // the workers stopped
+            task.cancel();
             throw new IllegalStateException(this + " is closed: it accepts no new tasks", e);
         }
     }
@@ -376,7 +376,7 @@ public final class FiberIo implements Io, AutoCloseable {
      * @return the number of live tasks
      */
     public int liveTasks() {
-        return live.size();
+        return scheduler.liveTasks();
     }
 
     /**
@@ -403,24 +403,22 @@ public final class FiberIo implements Io, AutoCloseable {
                 return List.of();
             }
             closing = true;
-            for (RawTask task : live.close(Thread.currentThread())) {
-                task.cancel();
-            }
+            scheduler.cancelAll();
             long deadline = System.nanoTime() + timeout.toNanos();
             boolean interrupted = false;
-            while (live.size() != 0) {
+            while (scheduler.liveTasks() != 0) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     break;
                 }
-                LockSupport.parkNanos(this, left); // each task that ends unparks this thread
+                scheduler.awaitFewerTasks(Math.min(left, LOOK_AGAIN_NANOS)); // each task that ends unparks this thread
                 interrupted |= Thread.interrupted();
+                scheduler.cancelRunning(); // a task that started as the last look was made
             }
-            live.closerDone();
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
-            List<RawTask> unfinished = live.snapshot();
+            List<RawTask> unfinished = scheduler.unfinishedTasks();
             // The workers get what is left of the timeout, and at least a moment to see the stop.
             long left = Math.max(TimeUnit.MILLISECONDS.toNanos(100), deadline - System.nanoTime());
             stuckWorkers = scheduler.stop(Duration.ofNanos(left)) ? null : scheduler.describeLiveWorkers();
@@ -463,6 +461,6 @@ public final class FiberIo implements Io, AutoCloseable {
     @Override
     public String toString() {
         return "FiberIo[" + name + ", " + scheduler.workerCount() + " workers, " + (virtualClock ? "virtual" : "real")
-                + " clock at " + nowMs() + " ms, " + live.size() + " live tasks" + (closing ? ", closed" : "") + "]";
+                + " clock at " + nowMs() + " ms, " + scheduler.liveTasks() + " live tasks" + (closing ? ", closed" : "") + "]";
     }
 }

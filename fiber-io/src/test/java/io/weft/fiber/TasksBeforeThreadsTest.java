@@ -219,4 +219,66 @@ class TasksBeforeThreadsTest {
             assertNotSame(0, accepted.size());
         }
     }
+
+    /**
+     * A task run in place is done when its helper finishes it, and no longer live, though its
+     * queued entry is still waiting for a worker (before: it counted as live until a worker took
+     * that entry, so liveTasks() said 101 here, and 324 after a Skynet run).
+     */
+    @Test
+    void aTaskRunInPlaceIsNoLongerLiveOnceItEnds() {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            int liveInside = io.call(() -> {
+                List<Future<Integer>> children = new ArrayList<>();
+                for (int i = 0; i < 100; i++) {
+                    children.add(Io.async(() -> 1));
+                }
+                int sum = 0;
+                for (Future<Integer> child : children) {
+                    sum += child.await(); // the only worker runs this task: every child runs in place
+                }
+                assertEquals(100, sum);
+                return io.liveTasks();
+            });
+            assertEquals(1, liveInside, "only the root task is live");
+            await().until(() -> io.liveTasks() == 0);
+        }
+    }
+
+    /** Tasks still queued when close begins are cancelled before they start: their bodies never run. */
+    @Test
+    void closeCancelsQueuedTasksBeforeTheyStart() throws InterruptedException {
+        FiberIo io = FiberIo.builder().workers(1).build();
+        AtomicBoolean release = new AtomicBoolean();
+        AtomicBoolean spinning = new AtomicBoolean();
+        AtomicInteger bodiesRun = new AtomicInteger();
+        Io.with(io).run(() -> Io.async(() -> {
+            spinning.set(true);
+            while (!release.get()) {
+                Thread.onSpinWait(); // holds the only worker; no suspend point, so a cancel waits
+            }
+            return null;
+        }));
+        await().untilTrue(spinning);
+        List<Future<Integer>> queued = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            queued.add(Io.with(io).call(() -> Io.async(() -> bodiesRun.incrementAndGet())));
+        }
+        Thread closer = Thread.ofPlatform().start(io::close);
+        await().until(() -> {
+            try {
+                Io.with(io).call(() -> Io.async(() -> 0));
+                return false;
+            } catch (IllegalStateException refused) {
+                return true; // close has begun
+            }
+        });
+        release.set(true);
+        closer.join();
+        assertEquals(0, bodiesRun.get());
+        for (Future<Integer> f : queued) {
+            assertEquals(Future.State.CANCELLED, f.state());
+        }
+        assertEquals(0, io.liveTasks());
+    }
 }

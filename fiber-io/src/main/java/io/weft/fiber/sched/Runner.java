@@ -1,25 +1,30 @@
 package io.weft.fiber.sched;
 
+import io.weft.RawTask;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The body of a runner fiber: a virtual thread of the scheduler that runs {@link Job}s one after
- * another, on whatever worker it is mounted on. Only its own thread runs {@link #run()}; a worker
- * hands it a job with {@link #assign}.
+ * The body of a runner fiber: a virtual thread of the scheduler that runs jobs (spawned tasks,
+ * {@link RawTask}s) one after another, on whatever worker it is mounted on. Only its own thread
+ * runs {@link #run()}; a worker hands it a job with {@link #assign}.
  */
 final class Runner implements Runnable {
     /*
      * Implementation notes.
      *
      * Life of a runner (DESIGN §4, "tasks before threads"):
-     *   1. A worker's loop takes a Job and has no fiber to run it on: it takes an idle runner from
+     *   1. A worker's loop takes a job (a RawTask) and has no fiber to run it on: it takes an idle runner from
      *      its pool (assign: write `assigned`, unpark) or builds a new one, and runs the runner's
      *      continuation at once (Scheduler.execute captures it on that worker's own thread).
      *   2. The runner runs the job. If the job suspends, the runner suspends with it: a task keeps
      *      its thread until it ends.
      *   3. When the job ends, the runner resets what the job may have left on the thread (below)
      *      and asks its current worker for the next piece of work (Worker.nextForRunner, pinned to
-     *      the carrier). A Job runs right here, without unmounting: a task that never suspends
+     *      the carrier). A job runs right here, without unmounting: a task that never suspends
      *      costs a queue pop and a call. Anything else (a resumed fiber's continuation, or
      *      nothing) is handed to the worker's loop, and the runner parks in the worker's idle pool
      *      (or ends, when the pool is full or the scheduler stopped).
@@ -41,32 +46,80 @@ final class Runner implements Runnable {
      *
      * `assigned` is volatile: written by the assigning worker (which removed the runner from its
      * pool, so one writer at a time) before unpark, read and cleared by the runner.
+     *
+     * `current` is the job running on this runner, or null: written by the runner (a release
+     * store, a plain move on x86: nothing on the per-task path), read by a closing FiberIo that
+     * cancels every running task (Scheduler.cancelRunning). The closer may miss a job that
+     * started just as it looked; it looks again until every task has ended, so a missed job is
+     * cancelled on the next look (and a job taken after the close began is cancelled before it
+     * starts: `cancelOnStart`).
+     *
+     * Eternal loops and the JIT (this loop and Worker's): a runner's run() never returns, so its
+     * frame outlives the compiled code it runs in. When an uncommon trap elsewhere makes that
+     * code not entrant (one runner meets a branch the others never took), every other runner
+     * keeps running the old code, and HotSpot does not re-bind a not-entrant caller's call
+     * sites: calls to methods compiled since go through the compiled-to-interpreted adapter, for
+     * good. Seen in spawn_many_local: forks landed at 0.9, 1.7 or 3.0 ms/op, the slow ones with
+     * Worker.nextForRunner interpreted under a compiled Runner.run in 65% of the samples; with
+     * -XX:PerMethodTrapLimit=0 (no traps) every fork ran at 0.9 ms. So the loop is one call per
+     * turn through a MethodHandle the JIT cannot fold (a non-final static field): never inlined,
+     * always dispatched to the current code of turn(), whose frame lives for one job. The cost
+     * is one indirect call per job.
      */
 
+    private static final VarHandle CURRENT;
+    /** Runner.turn; not final, so the JIT cannot inline it into run()'s eternal loop (see the notes). */
+    private static MethodHandle turn;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            CURRENT = lookup.findVarHandle(Runner.class, "current", RawTask.class);
+            turn = lookup.findVirtual(Runner.class, "turn", MethodType.methodType(RawTask.class, Thread.class, RawTask.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** Ends an idle runner (the scheduler is stopping). */
-    static final Job STOP = new Job() {
+    static final RawTask STOP = new RawTask() {
         @Override
         public void run() {}
 
         @Override
-        public void abandon() {}
+        public boolean cancel() {
+            return false;
+        }
+
+        @Override
+        public boolean isDone() {
+            return true;
+        }
+
+        @Override
+        public String toString() {
+            return "Runner.STOP";
+        }
     };
 
     private final Scheduler scheduler;
-    private volatile Job assigned;
+    private volatile RawTask assigned;
+    /** The job running now, or null; see the notes. */
+    @SuppressWarnings("unused") // through CURRENT
+    private RawTask current;
     /** The runner's thread, set once before it starts. */
     Thread thread;
     private String name;
     private ClassLoader loader;
     private Thread.UncaughtExceptionHandler handler;
 
-    Runner(Scheduler scheduler, Job first) {
+    Runner(Scheduler scheduler, RawTask first) {
         this.scheduler = scheduler;
         this.assigned = first;
     }
 
     /** Hands {@code job} to this idle runner and wakes it; called by the worker that took it from its pool. */
-    void assign(Job job) {
+    void assign(RawTask job) {
         assigned = job;
         LockSupport.unpark(thread);
     }
@@ -77,26 +130,58 @@ final class Runner implements Runnable {
         name = self.getName();
         loader = self.getContextClassLoader();
         handler = Carriers.ownHandler(self);
-        Job job = takeAssigned();
-        while (job != null) {
-            try {
-                job.run();
-            } catch (Throwable t) { // a Job does not throw; if one does, it must not end the runner silently
-                Scheduler.reportUncaught(t);
+        try {
+            RawTask job = takeAssigned();
+            while (job != null) {
+                job = callTurn(self, job);
             }
-            reset(self);
-            job = scheduler.nextForRunner(this);
-            if (job == null) {
-                job = awaitAssignment();
-            } else if (job == STOP) {
-                return;
-            }
+        } finally {
+            scheduler.runnerEnded(this);
         }
     }
 
+    private RawTask callTurn(Thread self, RawTask job) {
+        try {
+            return (RawTask) turn.invokeExact(this, self, job);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t); // turn() declares no checked exception
+        }
+    }
+
+    /**
+     * Runs {@code job}, then returns the next job for this runner: one the worker had queued, one
+     * assigned after a wait in the idle pool, or null if the runner should end.
+     */
+    @SuppressWarnings("unused") // called through `turn`
+    private RawTask turn(Thread self, RawTask job) {
+        CURRENT.setRelease(this, job);
+        if (scheduler.cancelOnStart) {
+            job.cancel(); // the FiberIo is closing: a task that has not started never will
+        }
+        try {
+            job.run();
+        } catch (Throwable t) { // a RawTask does not throw; if one does, it must not end the runner silently
+            Scheduler.reportUncaught(t);
+        }
+        CURRENT.setRelease(this, (RawTask) null);
+        reset(self);
+        RawTask next = scheduler.nextForRunner(this, job);
+        if (next == null) {
+            return awaitAssignment();
+        }
+        return next == STOP ? null : next;
+    }
+
+    /** Returns the job running on this runner now, or null. */
+    RawTask current() {
+        return (RawTask) CURRENT.getAcquire(this);
+    }
+
     /** Parks until a worker assigns a job; returns it, or null if told to stop. */
-    Job awaitAssignment() {
-        Job job;
+    RawTask awaitAssignment() {
+        RawTask job;
         while ((job = assigned) == null) {
             LockSupport.park(this);
             Thread.interrupted(); // an idle runner has no task to interrupt; do not spin on the flag
@@ -105,8 +190,8 @@ final class Runner implements Runnable {
         return job == STOP ? null : job;
     }
 
-    private Job takeAssigned() {
-        Job job = assigned;
+    private RawTask takeAssigned() {
+        RawTask job = assigned;
         assigned = null;
         return job == STOP ? null : job;
     }

@@ -1,6 +1,10 @@
 package io.weft.fiber.sched;
 
+import io.weft.RawTask;
+import io.weft.internal.Task;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.util.SplittableRandom;
 
@@ -13,27 +17,32 @@ final class Worker implements Runnable {
     /*
      * Implementation notes.
      *
-     * What a task is: either a Job (a spawned task that has not started; DESIGN §4 "tasks before
-     * threads") or a fiber's continuation (the Runnable the JDK hands to Scheduler.execute on
-     * unpark and after a yield). Running a continuation mounts the fiber on this thread until it
-     * parks, yields or ends. A Job needs a fiber: startJob takes an idle Runner from this worker's
-     * pool (or builds one) and runs its continuation here at once (Scheduler.execute captures it
-     * while `capturing` is set). A runner whose job ended asks nextForRunner for more: a Job runs
-     * in place on the runner, without unmounting; anything else is left in `handOff` for this
-     * loop, and the runner parks in the pool (MAX_IDLE_RUNNERS; beyond that it ends).
-     * nextForRunner runs on the runner fiber, pinned to this carrier, so it has this worker's
-     * owner-only state to itself exactly as the loop does (the loop is inside runTask meanwhile).
+     * What a task is: either a job (a RawTask: a spawned task that has not started; DESIGN §4
+     * "tasks before threads") or a fiber's continuation (the Runnable the JDK hands to
+     * Scheduler.execute on unpark and after a yield). Running a continuation mounts the fiber on
+     * this thread until it parks, yields or ends. A job needs a fiber: startJob takes an idle
+     * Runner from this worker's pool (or builds one) and runs its continuation here at once
+     * (Scheduler.execute captures it while `capturing` is set). A runner whose job ended asks
+     * nextForRunner for more: a job runs in place on the runner, without unmounting; anything
+     * else is left in `handOff` for this loop, and the runner parks in the pool
+     * (MAX_IDLE_RUNNERS; beyond that it ends). nextForRunner runs on the runner fiber, pinned to
+     * this carrier, so it has this worker's owner-only state to itself exactly as the loop does
+     * (the loop is inside runTask meanwhile).
      *
      * Per-operation budget (the spawn path and the run of a task that never suspends):
-     *   submit from a fiber  pin+unpin, 1 getAndSet (LIFO slot), the evicted task's RunQueue push
-     *                        (1 release store; a CAS-free owner push), 1 volatile read (IdleWorkers
-     *                        fast path); no lock, no allocation (the Job is the task's registry entry)
-     *   run in place         LIFO getAndSet or a RunQueue pop (1 CAS on the packed head), the
-     *                        task's own run, the isolation reset (3 field reads, rarely writes);
-     *                        no park, no unmount, no allocation in the scheduler
-     *   first run of a Job   idle-pool pop + LockSupport.unpark of the runner (2 CASes in the JDK)
+     *   submit from a fiber  pin+unpin, 1 release store (submitted count), 1 getAndSet (LIFO
+     *                        slot), the evicted task's RunQueue push (1 release store; a CAS-free
+     *                        owner push), 1 volatile read (IdleWorkers fast path); no lock, no
+     *                        allocation (the task itself is queued)
+     *   run in place         LIFO getAndSet or a RunQueue pop (1 CAS on the packed head), 2
+     *                        release stores (the runner's current job), the task's own run, the
+     *                        isolation reset (3 field reads, rarely writes), 1 release store
+     *                        (ended count), 1 volatile read (a closer to wake); no park, no
+     *                        unmount, no lock, no allocation in the scheduler
+     *   first run of a job   idle-pool pop + LockSupport.unpark of the runner (2 CASes in the JDK)
      *                        + one mount; a new runner (pool empty) adds a virtual thread (~ 200 B
-     *                        + its stack chunk) and its registration in the JDK's thread container
+     *                        + its stack chunk), its registration in the JDK's thread container
+     *                        and in the scheduler's runner set
      *
      * Finding work, in order (DESIGN §5):
      *   0. every `injectorInterval` tasks, a fair-share batch from the Injector first (fairness
@@ -68,6 +77,10 @@ final class Worker implements Runnable {
      * between Injector checks, clamped to 8..255 tasks). Timing a batch, not each task, keeps
      * System.nanoTime off the per-task path.
      *
+     * The loop is one call of turn() per task, through a MethodHandle the JIT cannot inline: an
+     * eternal loop must not keep running compiled code that was made not entrant (Runner's notes,
+     * "Eternal loops and the JIT").
+     *
      * Parking: see IdleWorkers for the protocol. The park timeout is the Parker's 10 ms, shortened
      * to the next timer's deadline on the real clock. On a virtual clock a worker that finds every
      * worker parked and nothing runnable advances the clock to the next timer instead of parking
@@ -82,10 +95,18 @@ final class Worker implements Runnable {
      */
 
     private static final VarHandle LIFO;
+    private static final VarHandle SUBMITTED;
+    private static final VarHandle ENDED;
+    /** Worker.turn; not final, so the JIT cannot inline it into run()'s eternal loop (Runner's notes). */
+    private static MethodHandle turn;
 
     static {
         try {
-            LIFO = MethodHandles.lookup().findVarHandle(Worker.class, "lifo", Runnable.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            turn = lookup.findVirtual(Worker.class, "turn", MethodType.methodType(void.class));
+            LIFO = lookup.findVarHandle(Worker.class, "lifo", Runnable.class);
+            SUBMITTED = lookup.findVarHandle(Worker.class, "submitted", long.class);
+            ENDED = lookup.findVarHandle(Worker.class, "ended", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -133,6 +154,15 @@ final class Worker implements Runnable {
     private int injectorInterval = 32;
     private double averageTaskNanos = TARGET_INJECTOR_LATENCY_NANOS / 32.0;
     private long batchStartNanos;
+    /**
+     * Jobs submitted from this worker's carrier, and jobs that ended on it: the live-task count's
+     * cells (Scheduler.liveTasks). Only code running on this carrier writes them (the loop, or a
+     * fiber pinned to it), with release stores; readers use acquire loads. No RMW.
+     */
+    @SuppressWarnings("unused") // through SUBMITTED
+    private long submitted;
+    @SuppressWarnings("unused") // through ENDED
+    private long ended;
 
     Worker(int index, Scheduler scheduler, int queueCapacity, long seed) {
         this.index = index;
@@ -169,6 +199,24 @@ final class Worker implements Runnable {
         return lifo != null;
     }
 
+    /** Counts a job submitted from this carrier; only this carrier calls it, before publishing the job. */
+    void countSubmitted() {
+        SUBMITTED.setRelease(this, submitted + 1);
+    }
+
+    /** Counts a job that ended on this carrier; only this carrier calls it. */
+    void countEnded() {
+        ENDED.setRelease(this, ended + 1);
+    }
+
+    long submittedCount() {
+        return (long) SUBMITTED.getAcquire(this);
+    }
+
+    long endedCount() {
+        return (long) ENDED.getAcquire(this);
+    }
+
     /** Puts a task at the back of the local queue (a yield, or a timer fired by this worker). */
     void pushBack(Runnable task) {
         queue.push(task, scheduler.injector);
@@ -179,21 +227,33 @@ final class Worker implements Runnable {
         parker.bind(Thread.currentThread());
         batchStartNanos = System.nanoTime();
         while (!scheduler.isStopped()) {
-            Runnable task = handOff;
-            if (task != null) {
-                handOff = null;
-            } else {
-                task = findWork();
-            }
-            if (task instanceof Job job) {
-                startJob(job);
-            } else if (task != null) {
-                runTask(task);
-            } else if (!spinForWork()) {
-                park();
+            try {
+                turn.invokeExact(this);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t); // turn() declares no checked exception
             }
         }
         drainAtStop();
+    }
+
+    /** One turn of the loop: runs the next task, or spins or parks if there is none. */
+    @SuppressWarnings("unused") // called through `turn`
+    private void turn() {
+        Runnable task = handOff;
+        if (task != null) {
+            handOff = null;
+        } else {
+            task = findWork();
+        }
+        if (task instanceof RawTask job) {
+            startJob(job);
+        } else if (task != null) {
+            runTask(task);
+        } else if (!spinForWork()) {
+            park();
+        }
     }
 
     /** Returns the next task (searching bookkeeping included), or null if there is none anywhere. */
@@ -234,7 +294,7 @@ final class Worker implements Runnable {
      * runner's continuation is captured by Scheduler.execute (this thread, `capturing` set) and
      * run here at once.
      */
-    private void startJob(Job job) {
+    private void startJob(RawTask job) {
         Runner runner = idleCount > 0 ? idleRunners[--idleCount] : null;
         capturing = true;
         try {
@@ -245,7 +305,13 @@ final class Worker implements Runnable {
                 runner = new Runner(scheduler, job);
                 Thread thread = scheduler.newFiber(runner);
                 runner.thread = thread;
-                Carriers.startFiber(thread);
+                scheduler.runnerStarted(runner);
+                try {
+                    Carriers.startFiber(thread);
+                } catch (RuntimeException | Error e) {
+                    scheduler.runnerEnded(runner);
+                    throw e;
+                }
             }
         } finally {
             capturing = false;
@@ -258,17 +324,22 @@ final class Worker implements Runnable {
     }
 
     /**
-     * Called by a runner fiber mounted on this worker (pinned) whose job ended: returns the next
-     * Job for it to run in place, or null after putting it in the idle pool (the worker's loop runs
-     * whatever else was found), or {@link Runner#STOP} if it should end.
+     * Called by a runner fiber mounted on this worker (pinned) whose job {@code done} ended:
+     * counts it, then returns the next job for the runner to run in place, or null after putting
+     * it in the idle pool (the worker's loop runs whatever else was found), or {@link Runner#STOP}
+     * if it should end.
      */
-    Job nextForRunner(Runner runner) {
+    RawTask nextForRunner(Runner runner, RawTask done) {
+        if (!(done instanceof Task<?> task && task.ranInPlace())) { // a helped task was counted by its helper
+            countEnded();
+            scheduler.taskEnded();
+        }
         afterTask();
         if (scheduler.isStopped()) {
             return Runner.STOP;
         }
         Runnable task = findWork();
-        if (task instanceof Job job) {
+        if (task instanceof RawTask job) {
             return job;
         }
         handOff = task; // a continuation (or nothing): for the loop, once the runner has unmounted

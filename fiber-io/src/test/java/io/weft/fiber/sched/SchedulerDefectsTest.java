@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.ParkToken;
+import io.weft.RawTask;
 import io.weft.fiber.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -25,11 +26,12 @@ class SchedulerDefectsTest {
     private static final long ONE_HOUR_NANOS = Duration.ofHours(1).toNanos();
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    /** A Job that records what happened to it. */
-    static final class Probe extends Job {
+    /** A job that records what happened to it. */
+    static final class Probe implements RawTask {
         final Runnable body;
         final AtomicBoolean ran = new AtomicBoolean();
         final AtomicBoolean abandoned = new AtomicBoolean();
+        private volatile boolean done;
 
         Probe(Runnable body) {
             this.body = body;
@@ -37,17 +39,34 @@ class SchedulerDefectsTest {
 
         @Override
         public void run() {
+            if (abandoned.get()) {
+                return;
+            }
             ran.set(true);
-            body.run();
+            try {
+                body.run();
+            } finally {
+                done = true;
+            }
         }
 
         @Override
-        public void abandon() {
+        public boolean cancel() {
+            if (done || ran.get()) {
+                return false;
+            }
             abandoned.set(true);
+            done = true;
+            return true;
+        }
+
+        @Override
+        public boolean isDone() {
+            return done;
         }
     }
 
-    /** A Job that blocks its worker's carrier (pinned) until released. */
+    /** A job that blocks its worker's carrier (pinned) until released. */
     static Probe carrierBlocker(CountDownLatch started, CountDownLatch release) {
         return new Probe(() -> {
             Thread self = Thread.currentThread();
@@ -164,7 +183,7 @@ class SchedulerDefectsTest {
 
     /**
      * Stopping used to drop the tasks still queued, uncounted, and to accept submissions after
-     * stop silently. Now queued Jobs are abandoned (their tasks cancelled, never run), and a
+     * stop silently. Now queued jobs are abandoned (their tasks cancelled, never run), and a
      * submission after stop is rejected.
      */
     @Test

@@ -3,6 +3,7 @@ package io.weft;
 import io.weft.internal.Context;
 import io.weft.internal.DefaultIo;
 import io.weft.internal.Races;
+import io.weft.internal.RootTasks;
 import io.weft.internal.Sleep;
 import io.weft.internal.Task;
 import io.weft.internal.Unchecked;
@@ -301,7 +302,10 @@ public interface Io {
          */
         public void run(Runnable body) {
             Objects.requireNonNull(body, "body");
-            Context.with(io).run(body);
+            RootTasks.call(io, () -> {
+                body.run();
+                return null;
+            });
         }
 
         /**
@@ -316,7 +320,7 @@ public interface Io {
          */
         public <T> T call(Callable<T> body) {
             Objects.requireNonNull(body, "body");
-            return Context.with(io).call(() -> Unchecked.call(body));
+            return RootTasks.call(io, body);
         }
 
         /**

@@ -1,8 +1,6 @@
 package io.weft.internal;
 
 import io.weft.Io;
-import java.util.Arrays;
-import java.util.Objects;
 
 /**
  * What lets the tasks of one kind of Io run in place, on the stack of a task of the same Io that
@@ -31,38 +29,18 @@ public interface HelpsAwaiters {
      * @param helper what sets the thread's state aside around a helped task
      */
     static void register(Class<? extends Io> ioClass, HelpsAwaiters helper) {
-        Registry.add(Objects.requireNonNull(ioClass, "ioClass"), Objects.requireNonNull(helper, "helper"));
+        Registry.HELPERS.register(ioClass, helper);
     }
 
     /** Returns the helper registered for {@code io}'s class, or null. */
     static HelpsAwaiters of(Io io) {
-        return Registry.find(io.getClass());
+        return Registry.HELPERS.find(io.getClass());
     }
 
-    /** Copy-on-write pairs of (class, helper); one or two entries in practice. */
+    /** Holds the registrations (an interface cannot have private fields). */
     final class Registry {
-        private static volatile Object[] entries = new Object[0];
+        static final PerIoClass<HelpsAwaiters> HELPERS = new PerIoClass<>();
 
         private Registry() {}
-
-        static synchronized void add(Class<?> ioClass, HelpsAwaiters helper) {
-            if (find(ioClass) != null) {
-                return;
-            }
-            Object[] grown = Arrays.copyOf(entries, entries.length + 2);
-            grown[grown.length - 2] = ioClass;
-            grown[grown.length - 1] = helper;
-            entries = grown;
-        }
-
-        static HelpsAwaiters find(Class<?> ioClass) {
-            Object[] e = entries;
-            for (int i = 0; i < e.length; i += 2) {
-                if (e[i] == ioClass) {
-                    return (HelpsAwaiters) e[i + 1];
-                }
-            }
-            return null;
-        }
     }
 }

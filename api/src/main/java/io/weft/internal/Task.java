@@ -103,6 +103,7 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
     private static final VarHandle STATE;
     private static final VarHandle WAITERS;
     private static final VarHandle ID;
+    private static final VarHandle ACTION;
     /** Marks the awaiter stack of a completed task. */
     private static final Waiter DONE = new Waiter(null);
 
@@ -112,6 +113,7 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
             STATE = lookup.findVarHandle(Task.class, "state", long.class);
             WAITERS = lookup.findVarHandle(Task.class, "waiters", Waiter.class);
             ID = lookup.findVarHandle(Task.class, "id", long.class);
+            ACTION = lookup.findVarHandle(Waiter.class, "action", Runnable.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -132,12 +134,36 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
     }
 
     /** One registered awaiter: an action run once when the task completes. */
-    static final class Waiter {
+    static class Waiter {
         volatile Runnable action;
         Waiter next;
 
         Waiter(Runnable action) {
-            this.action = action;
+            if (action != null) {
+                ACTION.set(this, action); // a plain store: the node is published by push's CAS
+            }
+        }
+    }
+
+    /** The waiter of a parked await: the node is its own action (no lambda per await). */
+    private static final class Wakeup extends Waiter implements Runnable {
+        private final Io io;
+        private final ParkToken token;
+
+        Wakeup(Io io, ParkToken token) {
+            super(null);
+            this.io = io;
+            this.token = token;
+            ACTION.set(this, this);
+        }
+
+        @Override
+        public void run() {
+            if (io != null) {
+                io.ready(token);
+            } else {
+                token.tryReady();
+            }
         }
     }
 
@@ -430,7 +456,10 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
 
     /** Pushes a waiter; returns null (and does not register) if the task is already done. */
     Waiter addWaiter(Runnable action) {
-        Waiter node = new Waiter(action);
+        return push(new Waiter(action));
+    }
+
+    private Waiter push(Waiter node) {
         while (true) {
             Waiter head = waiters;
             if (head == DONE) {
@@ -539,7 +568,7 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
                     return false;
                 }
                 ParkToken token = ParkToken.create();
-                Waiter node = addWaiter(io != null ? () -> io.ready(token) : token::tryReady);
+                Waiter node = push(new Wakeup(io, token));
                 if (node == null) {
                     break;
                 }
@@ -730,7 +759,7 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
     }
 
     /** The Io this task was spawned on, or null for a bodiless task. */
-    Io io() {
+    public Io io() {
         return io;
     }
 

@@ -6,6 +6,9 @@ import io.weft.RawTask;
 import io.weft.TimerHandle;
 import io.weft.fiber.sched.Carriers;
 import io.weft.internal.HelpsAwaiters;
+import io.weft.internal.Context;
+import io.weft.internal.RootTasks;
+import io.weft.internal.Task;
 import io.weft.fiber.sched.Scheduler;
 import io.weft.fiber.time.Clock;
 import java.time.Duration;
@@ -100,6 +103,10 @@ public final class FiberIo implements Io, AutoCloseable {
         // Join helping (DESIGN §4): a task awaiting a task of a FiberIo that has not started runs
         // it in place. The awaiter's ThreadLocal values, interrupt status, name, class loader and
         // handler are set aside meanwhile and restored after: neither task sees the other's.
+        // Io.with(fiberIo) from a thread that is not one of its tasks runs the body as a root task
+        // (DESIGN §3.7): on a virtual clock time stands still while it runs, with one worker the
+        // run is deterministic.
+        RootTasks.register(FiberIo.class);
         HelpsAwaiters.register(FiberIo.class, (io, claimed) -> {
             Thread self = Thread.currentThread();
             Carriers.ThreadState saved = Carriers.setAside(self);
@@ -118,6 +125,8 @@ public final class FiberIo implements Io, AutoCloseable {
     private final String name;
     private volatile boolean closing;
     private volatile boolean closed;
+    /** One wait of suspendRaw: parks with this FiberIo as the blocker (made once: no lambda per suspend). */
+    private final Runnable parkStep = () -> LockSupport.park(this);
     /** Set by shutdown if some worker thread did not end in time (a fiber blocking its carrier). */
     private volatile String stuckWorkers;
 
@@ -270,8 +279,10 @@ public final class FiberIo implements Io, AutoCloseable {
 
     /**
      * Runs {@code root} as a task on this FiberIo and blocks the calling thread until it
-     * finishes; the way to enter Weft from {@code main}. On a virtual clock, drive the whole
-     * program from the root task: a plain thread acting meanwhile races the clock.
+     * finishes; the way to enter Weft from {@code main}. From a thread that is not one of this
+     * FiberIo's tasks it is {@code Io.with(this).call(root)} (a root task); from one of its
+     * tasks, {@code root} runs as a child task of the caller. On a virtual clock, drive the whole
+     * program from root tasks: a plain thread acting meanwhile races the clock.
      *
      * @param root the root task's body
      * @param <T> the value's type
@@ -282,7 +293,11 @@ public final class FiberIo implements Io, AutoCloseable {
      */
     public <T> T call(Callable<T> root) {
         Objects.requireNonNull(root, "root");
-        return Io.with(this).call(() -> Io.async(root).await());
+        Task<?> current = Context.currentTask();
+        if (current != null && current.io() == this) {
+            return Io.async(root).await(); // a child of the calling task (run in place if nobody took it)
+        }
+        return Io.with(this).call(root); // a root task, the caller waiting for it (RootTasks)
     }
 
     /**
@@ -318,7 +333,7 @@ public final class FiberIo implements Io, AutoCloseable {
     @Override
     public void suspendRaw(ParkToken park) {
         Objects.requireNonNull(park, "park");
-        park.suspend(() -> LockSupport.park(park));
+        park.suspend(parkStep);
     }
 
     @Override

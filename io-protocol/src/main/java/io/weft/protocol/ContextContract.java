@@ -87,7 +87,12 @@ public abstract class ContextContract extends IoContract {
     @Test
     void currentTaskIsTheRunningTasksFutureAndEmptyOnAPlainThread() {
         assertEquals(Optional.empty(), Io.currentTask());
-        assertEquals(Optional.empty(), inIo(Io::currentTask));
+        Optional<Future<?>> underWith = inIo(Io::currentTask);
+        if (runsTasksInline()) {
+            assertEquals(Optional.empty(), underWith, "an inline Io runs an Io.with body on the caller's thread");
+        } else {
+            assertTrue(underWith.orElseThrow().isDone(), "a scheduling Io runs an Io.with body as a root task");
+        }
         Future<Boolean> f = inIo(() -> Io.async(() -> {
             Future<?> self = Io.currentTask().orElseThrow();
             return !self.isDone();
@@ -108,6 +113,27 @@ public abstract class ContextContract extends IoContract {
             throw checked;
         }));
         assertSame(checked, e.getCause());
+    }
+
+    /**
+     * DESIGN §3.7: on a scheduling Io, an Io.with body from a plain thread is one of the Io's
+     * tasks (its own thread, its own cancellation), and the caller waits for it; nested Io.with
+     * of the same Io inside a task runs inline; an inline Io runs the body on the caller's thread.
+     */
+    @Test
+    void withRunsItsBodyAsARootTaskOfASchedulingIo() {
+        Thread caller = Thread.currentThread();
+        Thread ranOn = inIo(Thread::currentThread);
+        if (runsTasksInline()) {
+            assertSame(caller, ranOn);
+            return;
+        }
+        assertNotSame(caller, ranOn);
+        boolean sameTaskInside = inIo(() -> {
+            Future<?> outer = Io.currentTask().orElseThrow();
+            return Io.with(io).call(() -> Io.currentTask().orElseThrow() == outer);
+        });
+        assertTrue(sameTaskInside, "Io.with of the same Io inside one of its tasks stays in that task");
     }
 
     @Test

@@ -110,7 +110,8 @@ public abstract class IoContract {
     }
 
     /**
-     * Calls {@code body} with the Io under test installed (on this thread, outside any task).
+     * Calls {@code body} with the Io under test installed, as {@code Io.with} does: on this thread
+     * under an inline Io, as a root task (this thread waiting) under a scheduling one.
      *
      * @param body the code to call
      * @param <T> the value's type
@@ -121,12 +122,36 @@ public abstract class IoContract {
     }
 
     /**
-     * Runs {@code body} with the Io under test installed (on this thread, outside any task).
+     * Runs {@code body} with the Io under test installed, as {@code Io.with} does (see {@link #inIo}).
      *
      * @param body the code to run
      */
     protected final void runInIo(Runnable body) {
         Io.with(io).run(body);
+    }
+
+    /**
+     * Calls {@code body} under the Io under test (as {@link #inIo}) while a helper thread named
+     * {@code name} waits until the thread running the body has parked, then runs {@code action}:
+     * under a scheduling Io the body is a root task on a thread of its own, not the caller.
+     *
+     * @param name the helper thread's name
+     * @param action what the helper does once the body's thread parked
+     * @param body the code to call
+     * @param <T> the value's type
+     * @return what {@code body} returns
+     */
+    protected final <T> T inIoWhenItParks(String name, Runnable action, Callable<T> body) {
+        AtomicReference<Thread> bodyThread = new AtomicReference<>();
+        helper(name, () -> {
+            eventually().until(() -> bodyThread.get() != null);
+            awaitParked(bodyThread.get());
+            action.run();
+        });
+        return inIo(() -> {
+            bodyThread.set(Thread.currentThread());
+            return body.call();
+        });
     }
 
     /**

@@ -34,12 +34,7 @@ public abstract class RaceContract extends IoContract {
         CompletableFuture<String> fast = new CompletableFuture<>();
         Future<String> a = Future.from(slow);
         Future<String> b = Future.from(fast);
-        Thread racer = Thread.currentThread();
-        helper("completer", () -> {
-            awaitParked(racer);
-            fast.complete("fast");
-        });
-        assertEquals("fast", inIo(() -> Io.race(a, b)));
+        assertEquals("fast", inIoWhenItParks("completer", () -> fast.complete("fast"), () -> Io.race(a, b)));
         assertEquals(Future.State.CANCELLED, a.state(), "the loser is cancelled");
         assertFalse(slow.isDone());
     }
@@ -50,13 +45,11 @@ public abstract class RaceContract extends IoContract {
         CompletableFuture<String> second = new CompletableFuture<>();
         Future<String> a = Future.from(second);
         Future<String> b = Future.from(first);
-        Thread racer = Thread.currentThread();
-        helper("completer", () -> {
-            awaitParked(racer);
+        Runnable completeBothInOrder = () -> {
             first.complete("b, completed first");
             second.complete("a, completed second");
-        });
-        assertEquals("b, completed first", inIo(() -> Io.race(a, b)));
+        };
+        assertEquals("b, completed first", inIoWhenItParks("completer", completeBothInOrder, () -> Io.race(a, b)));
     }
 
     @Test
@@ -158,12 +151,8 @@ public abstract class RaceContract extends IoContract {
         }));
         stubborn.awaitParked();
         CompletableFuture<String> source = new CompletableFuture<>();
-        Thread racer = Thread.currentThread();
-        helper("completer", () -> {
-            awaitParked(racer);
-            source.complete("quick");
-        });
-        assertEquals("quick", inIo(() -> Io.race(stubborn.future(), Future.from(source))));
+        assertEquals("quick", inIoWhenItParks("completer", () -> source.complete("quick"),
+                () -> Io.race(stubborn.future(), Future.from(source))));
         assertFalse(stubborn.future().isDone());
         assertFalse(stubborn.future().toString().contains("waiters="),
                 "the race left its waiter on the loser: " + stubborn.future());

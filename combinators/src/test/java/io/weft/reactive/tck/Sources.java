@@ -37,10 +37,9 @@ final class Sources implements AutoCloseable {
         return Io.with(io).call(factory);
     }
 
-    /** Calls {@code factory} with a closed Io of the same kind installed, or returns null if it has none. */
+    /** Calls {@code factory} with an Io of the same kind installed and closes it after, or returns null if it has none. */
     <P> P madeOnClosedIo(Callable<P> factory) {
-        Io closed = kind.openClosed();
-        return closed == null ? null : Io.with(closed).call(factory);
+        return kind.madeThenClosed(factory);
     }
 
     /** A producer that emits {@code 0..n-1}. */

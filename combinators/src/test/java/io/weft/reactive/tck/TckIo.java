@@ -18,14 +18,19 @@ enum TckIo {
         };
     }
 
-    /** Returns an Io of this kind that refuses every task, or null if this kind cannot be closed. */
-    Io openClosed() {
+    /**
+     * Calls {@code factory} with a new Io of this kind installed, then closes that Io, so what the
+     * factory made is bound to an Io that refuses every task; returns null if this kind cannot be
+     * closed. (A closed FiberIo cannot be installed: Io.with runs its body as a root task.)
+     */
+    <P> P madeThenClosed(java.util.concurrent.Callable<P> factory) {
         return switch (this) {
             case BLOCKING -> null;
             case FIBER -> {
                 FiberIo io = FiberIo.builder().workers(1).build();
+                P made = io.call(factory);
                 io.close();
-                yield io;
+                yield made;
             }
         };
     }

@@ -1,0 +1,82 @@
+package io.weft.internal;
+
+import io.weft.Cancelled;
+import io.weft.Io;
+import java.util.concurrent.Callable;
+
+/**
+ * The Ios whose {@link Io#with(Io)} bodies run as root tasks (DESIGN §3.7). On a scheduling Io
+ * (FiberIo), a body run from a thread that is not one of that Io's tasks would otherwise race its
+ * workers, unseen by its virtual clock; as a root task it is part of the Io's world: the clock
+ * counts it as running, and with one worker the whole program is one deterministic interleaving.
+ * The calling thread waits for it, as kotlinx's {@code runBlocking} does. An inline Io (BlockingIo)
+ * does not register: its bodies run on the calling thread, which is its world. An Io class opts
+ * in once with {@link #register}. Thread-safe.
+ */
+public final class RootTasks {
+    private static final PerIoClass<Boolean> REGISTERED = new PerIoClass<>();
+
+    private RootTasks() {}
+
+    /**
+     * Makes {@code Io.with} bodies on Ios of {@code ioClass} run as root tasks.
+     *
+     * @param ioClass the Io implementation class (exactly; subclasses are not included)
+     */
+    public static void register(Class<? extends Io> ioClass) {
+        REGISTERED.register(ioClass, Boolean.TRUE);
+    }
+
+    /**
+     * Calls {@code body} with {@code io} installed: as a root task of {@code io} that the caller
+     * waits for, if {@code io} registered and the caller is not already one of its tasks; else on
+     * the calling thread. Exceptions follow {@link Unchecked#call}: an unchecked failure is
+     * rethrown as the same instance, a checked one wrapped in
+     * {@link java.util.concurrent.CompletionException}.
+     *
+     * <p>If the caller stops waiting (its own task is cancelled, or a plain thread is interrupted:
+     * {@link Cancelled}), the root task is cancelled, and waited for until it has unwound, before
+     * the exception propagates: nothing keeps running unseen (the interrupt flag, or the caller's
+     * cancellation, stays as it was).
+     */
+    public static <T> T call(Io io, Callable<T> body) {
+        if (REGISTERED.find(io.getClass()) == null) {
+            return Context.with(io).call(() -> Unchecked.call(body));
+        }
+        Task<?> current = Context.currentTask();
+        if (current != null && current.io() == io) {
+            return Context.with(io).call(() -> Unchecked.call(body)); // already in io's world
+        }
+        Task<T> root = Task.spawned(io, body);
+        io.spawnRaw(root);
+        try {
+            return root.await();
+        } catch (Cancelled stopped) {
+            if (root.cancel()) {
+                joinUninterruptibly(root, current);
+            }
+            throw stopped;
+        }
+    }
+
+    /** Waits for {@code root} to end, whatever the caller's interrupt flag or cancellation says. */
+    private static void joinUninterruptibly(Task<?> root, Task<?> caller) {
+        if (caller != null) {
+            caller.enterShield(); // its cancellation is what stopped it: do not let it stop this wait
+            try {
+                root.join();
+            } finally {
+                caller.exitShield();
+            }
+            return;
+        }
+        boolean interrupted = Thread.interrupted();
+        try {
+            root.join();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -8,7 +8,8 @@
 @SuppressWarnings("module") // the qualified export names io.weft.fiber, which is built after this module
 module io.weft {
     exports io.weft;
-    // HelpsAwaiters and Task, for an Io that runs awaited tasks in place (join helping)
+    // HelpsAwaiters, RootTasks and Task, for an Io that runs awaited tasks in place (join helping),
+    // runs Io.with bodies as root tasks, and counts and cancels the tasks it runs
     exports io.weft.internal to io.weft.fiber;
 
     uses io.weft.Io;

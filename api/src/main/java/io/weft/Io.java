@@ -284,8 +284,17 @@ public interface Io {
 
     /**
      * Code to run with one Io installed, made by {@link Io#with(Io)}. Immutable and thread-safe;
-     * each call installs the Io only for its own duration and only on the calling thread (and in
-     * the tasks spawned meanwhile).
+     * each call installs the Io only for its own duration (and in the tasks spawned meanwhile).
+     *
+     * <p>Where the body runs depends on the Io (DESIGN §3.7). An inline Io ({@code BlockingIo})
+     * runs it on the calling thread. A scheduling Io ({@code FiberIo}) runs it as a <em>root
+     * task</em> and the caller waits for it, unless the caller is already one of that Io's tasks
+     * (then it runs inline): a virtual clock then counts it, and one worker makes the run
+     * deterministic. A root task runs on another thread, so it does not see the caller's
+     * {@code ThreadLocal} values, and a lock or monitor the caller holds is held by another
+     * thread as far as the body is concerned (taking it there deadlocks). A caller that stops
+     * waiting (interrupted, or its own task cancelled) gets {@link Cancelled}, after the root task
+     * was cancelled and has unwound. A closed FiberIo cannot be entered: {@code IllegalStateException}.
      */
     final class Binding {
         private final Io io;

@@ -59,11 +59,11 @@ public final class Races {
         Io io = Context.currentIo() != null || me != null ? Io.current() : null;
         ParkToken token = ParkToken.create();
         AtomicReference<Task<? extends T>> first = new AtomicReference<>();
-        Task.Waiter onA = ta.addWaiter(() -> {
+        WaiterStack.Waiter onA = ta.addWaiter(() -> {
             first.compareAndSet(null, ta);
             wake(io, token);
         });
-        Task.Waiter onB = tb.addWaiter(() -> {
+        WaiterStack.Waiter onB = tb.addWaiter(() -> {
             first.compareAndSet(null, tb);
             wake(io, token);
         });

@@ -1,6 +1,7 @@
 package io.weft.internal;
 
 import io.weft.Cancelled;
+import io.weft.Future;
 import io.weft.Io;
 import java.util.concurrent.Callable;
 
@@ -54,6 +55,9 @@ public final class RootTasks {
         } catch (Cancelled stopped) {
             if (root.cancel()) {
                 joinUninterruptibly(root, current);
+            } else if (!root.isCancelRequested() && stopped.getCause() instanceof RuntimeException own
+                    && root.state() == Future.State.CANCELLED) {
+                throw own; // the body itself threw a cancellation: the same instance, as on the calling thread
             }
             throw stopped;
         }
@@ -72,7 +76,13 @@ public final class RootTasks {
         }
         boolean interrupted = Thread.interrupted();
         try {
-            root.join();
+            while (!root.isDone()) {
+                try {
+                    root.join();
+                } catch (Cancelled anotherInterrupt) { // a plain thread's wait ends on interrupt: wait again
+                    interrupted |= Thread.interrupted();
+                }
+            }
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();

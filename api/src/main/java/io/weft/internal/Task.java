@@ -7,17 +7,13 @@ import io.weft.ParkToken;
 import io.weft.RawTask;
 import io.weft.Registration;
 import io.weft.TimedOut;
-import io.weft.TimerHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The task record behind every {@link Future}: its packed state word, its outcome, its awaiters.
@@ -25,7 +21,7 @@ import java.util.concurrent.locks.LockSupport;
  * made by {@link #fromStage}, {@link #succeeded} or {@link #failedWith} has no body and is
  * completed from outside.
  */
-public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp<T, Exception> {
+public final class Task<T> extends WaiterStack implements Future<T>, RawTask, ScopedValue.CallableOp<T, Exception> {
     /*
      * Implementation notes.
      *
@@ -63,20 +59,19 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
      * state; cancel() CASes the state then reads `parked` and unparks its owner. Volatile accesses
      * are sequentially consistent, so one side always sees the other. See ParkToken.
      *
-     * Awaiters: a Treiber stack of Waiter nodes; complete() swaps in the DONE sentinel and runs
-     * every live action, so a waiter pushed after completion is refused (the pusher reports
-     * at once). Deregistration (race losers, timed-out awaits) nulls the node's action and unlinks
-     * dead nodes: at the head by CAS, inside the stack by plain writes. Concurrent unlinks can only
-     * re-link a dead node, never drop a live one: every write skips exactly one dead node. A
-     * stale action that still runs is harmless: it readies a one-shot ParkToken nobody parks on.
+     * Awaiters: the WaiterStack this class extends; complete() closes it and runs its actions.
+     * Awaiting (the await loop, join helping, cycle checks) and StageBridge (CompletionStage in
+     * and out) are separate classes: this one is the state machine.
+     *
+     * Per task (spawn, run, complete, nobody parked on it): 1 allocation (the task) + 1 ScopedValue
+     * binding (a Carrier and a Snapshot: 2 allocations in the JDK); CASes: NEW -> RUNNING,
+     * RUNNING -> COMPLETING, 1 getAndSet closing the waiter stack; no lock. The id is drawn only
+     * when a message needs it.
      *
      * Reference counts (the seed design's ref_count bits) are not needed: the garbage collector
      * frees a task once no queue, waiter or handle refers to it. `detached`/`join_interest` bits
      * are replaced by the awaiter stack itself.
      *
-     * Await cycles: an awaiting task records `awaiting` (volatile) before parking, then walks the
-     * chain from the awaited task; if it reaches itself, it throws instead of hanging. Two tasks
-     * closing a cycle at once both write then read, so at least one of them sees the cycle.
      */
 
     private static final long LIFECYCLE = 0b111L;
@@ -92,28 +87,19 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
     private static final long STARTED = 1L << 4;
     /** Set with NEW -> RUNNING when an awaiter claimed the task to run it in place (join helping). */
     private static final long HELPED = 1L << 5;
-    /** How deep tasks may run in place inside one another on one stack. */
-    private static final int MAX_HELP_DEPTH = 32;
     private static final int SHIELD_SHIFT = 16;
     private static final long SHIELD_ONE = 1L << SHIELD_SHIFT;
     private static final long SHIELD_MASK = 0xFFFFL << SHIELD_SHIFT;
-    private static final int MAX_AWAIT_CHAIN = 10_000;
 
     private static final AtomicLong IDS = new AtomicLong();
     private static final VarHandle STATE;
-    private static final VarHandle WAITERS;
     private static final VarHandle ID;
-    private static final VarHandle ACTION;
-    /** Marks the awaiter stack of a completed task. */
-    private static final Waiter DONE = new Waiter(null);
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             STATE = lookup.findVarHandle(Task.class, "state", long.class);
-            WAITERS = lookup.findVarHandle(Task.class, "waiters", Waiter.class);
             ID = lookup.findVarHandle(Task.class, "id", long.class);
-            ACTION = lookup.findVarHandle(Waiter.class, "action", Runnable.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -133,40 +119,6 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
         ALREADY_REQUESTED
     }
 
-    /** One registered awaiter: an action run once when the task completes. */
-    static class Waiter {
-        volatile Runnable action;
-        Waiter next;
-
-        Waiter(Runnable action) {
-            if (action != null) {
-                ACTION.set(this, action); // a plain store: the node is published by push's CAS
-            }
-        }
-    }
-
-    /** The waiter of a parked await: the node is its own action (no lambda per await). */
-    private static final class Wakeup extends Waiter implements Runnable {
-        private final Io io;
-        private final ParkToken token;
-
-        Wakeup(Io io, ParkToken token) {
-            super(null);
-            this.io = io;
-            this.token = token;
-            ACTION.set(this, this);
-        }
-
-        @Override
-        public void run() {
-            if (io != null) {
-                io.ready(token);
-            } else {
-                token.tryReady();
-            }
-        }
-    }
-
     /** A number for messages, drawn on first use (not per spawn: one shared counter fewer on the hot path). */
     private volatile long id;
     /** The Io the task was spawned on; null for a bodiless task. Written once. */
@@ -177,8 +129,6 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
     private Object outcome;
     /** Lifecycle, cancel request, shield depth. Written by CAS from any thread. */
     private volatile long state;
-    /** Awaiter stack, or DONE. Pushed by awaiters, swapped by the completing thread. */
-    private volatile Waiter waiters;
     /** The token this task is parked on, or null. Written by the task, read by cancellers. */
     private volatile ParkToken parked;
     /** The task this task is awaiting, or null. Written by the task, read by others' cycle checks. */
@@ -195,6 +145,12 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
      * runs; read by this task's suspend points: the helper's cancellation is this task's too.
      */
     private volatile Task<?> helper;
+    /**
+     * The task this one is running in place now (join helping), or null: written by this task's
+     * thread around the help, read by an Io that cancels everything (a shielded helper's cancel
+     * does not reach the helped task; the Io's close must).
+     */
+    private volatile Task<?> helping;
 
     private Task(Io io, Callable<? extends T> body) {
         this.io = io;
@@ -209,17 +165,17 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
     /** Returns a bodiless task completed by {@code stage}. */
     public static <T> Task<T> fromStage(CompletionStage<? extends T> stage) {
         Task<T> task = new Task<>(null, null);
-        stage.whenComplete((value, failure) -> {
-            if (failure == null) {
-                task.complete(SUCCEEDED, value);
-            } else {
-                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                        ? failure.getCause()
-                        : failure;
-                task.complete(cause instanceof CancellationException ? CANCELLED : FAILED, cause);
-            }
-        });
+        StageBridge.completeFrom(stage, task);
         return task;
+    }
+
+    /** Completes a bodiless task with a value ({@code failure} null) or a failure; for StageBridge. */
+    void completeFromOutside(T value, Throwable failure) {
+        if (failure == null) {
+            complete(SUCCEEDED, value);
+        } else {
+            complete(StageBridge.isCancellation(failure) ? CANCELLED : FAILED, failure);
+        }
     }
 
     /** Returns a bodiless task that has succeeded with {@code value}. */
@@ -232,7 +188,7 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
     /** Returns a bodiless task that has failed with {@code failure} (cancelled for a cancellation). */
     public static <T> Task<T> failedWith(Throwable failure) {
         Task<T> task = new Task<>(null, null);
-        task.complete(failure instanceof CancellationException ? CANCELLED : FAILED, failure);
+        task.complete(StageBridge.isCancellation(failure) ? CANCELLED : FAILED, failure);
         return task;
     }
 
@@ -272,7 +228,7 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
     }
 
     /** Runs the body of a task this thread claimed (NEW -> RUNNING) and completes it. */
-    private void runClaimed() {
+    void runClaimed() {
         Task<?> parent = Context.currentTask();
         inlineParent = parent;
         inlineDepth = parent == null ? 0 : parent.inlineDepth + 1;
@@ -282,7 +238,7 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
         } catch (Cancelled c) {
             complete(CANCELLED, c);
         } catch (Throwable t) {
-            complete(t instanceof CancellationException ? CANCELLED : FAILED, t);
+            complete(StageBridge.isCancellation(t) ? CANCELLED : FAILED, t);
         }
     }
 
@@ -331,27 +287,6 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
         outcome = result;
         state = keptBits | life; // the volatile write publishes outcome
         runWaiters();
-    }
-
-    /**
-     * Runs every live waiter once. An action that throws (a broken Io's ready, a callback of a
-     * toCompletableFuture dependant) does not keep the others asleep and does not escape into
-     * run() or cancel(): it goes to the thread's uncaught-exception handler, and the rest run.
-     */
-    private void runWaiters() {
-        Waiter w = (Waiter) WAITERS.getAndSet(this, DONE);
-        for (; w != null && w != DONE; w = w.next) {
-            Runnable action = w.action;
-            if (action != null) {
-                w.action = null;
-                try {
-                    action.run();
-                } catch (RuntimeException | Error e) {
-                    Thread current = Thread.currentThread();
-                    current.getUncaughtExceptionHandler().uncaughtException(current, e);
-                }
-            }
-        }
     }
 
     // ---------------------------------------------------------------- cancellation
@@ -454,65 +389,9 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
 
     // ---------------------------------------------------------------- awaiting
 
-    /** Pushes a waiter; returns null (and does not register) if the task is already done. */
-    Waiter addWaiter(Runnable action) {
-        return push(new Waiter(action));
-    }
-
-    private Waiter push(Waiter node) {
-        while (true) {
-            Waiter head = waiters;
-            if (head == DONE) {
-                return null;
-            }
-            node.next = head;
-            if (WAITERS.compareAndSet(this, head, node)) {
-                return node;
-            }
-        }
-    }
-
-    /** Deregisters {@code node} (null is ignored) and unlinks dead nodes. */
-    void removeWaiter(Waiter node) {
-        if (node == null) {
-            return;
-        }
-        node.action = null;
-        Waiter head = waiters;
-        while (head != null && head != DONE && head.action == null) {
-            if (WAITERS.compareAndSet(this, head, head.next)) {
-                head = head.next;
-            } else {
-                head = waiters;
-            }
-        }
-        if (head == null || head == DONE) {
-            return;
-        }
-        for (Waiter p = head, q = p.next; q != null; q = p.next) {
-            if (q.action == null) {
-                p.next = q.next;
-            } else {
-                p = q;
-            }
-        }
-    }
-
-    /** Counts live waiters; for diagnostics. */
-    int waiterCount() {
-        int n = 0;
-        Waiter w = waiters;
-        for (; w != null && w != DONE; w = w.next) {
-            if (w.action != null) {
-                n++;
-            }
-        }
-        return n;
-    }
-
     @Override
     public T await() {
-        awaitDone(Io.NO_DEADLINE, null);
+        Awaiting.awaitDone(this, Io.NO_DEADLINE, null);
         return report();
     }
 
@@ -526,7 +405,7 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
         }
         Io clockIo = Io.current();
         long deadline = Durations.deadline(clockIo.nowMs(), timeout);
-        if (!awaitDone(deadline, clockIo)) {
+        if (!Awaiting.awaitDone(this, deadline, clockIo)) {
             throw new TimedOut(this + " was not done after " + timeout);
         }
         return report();
@@ -534,125 +413,61 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
 
     /** Waits until done, ignoring the outcome; the loser-joining half of raceAndJoin. */
     void join() {
-        awaitDone(Io.NO_DEADLINE, null);
+        Awaiting.awaitDone(this, Io.NO_DEADLINE, null);
+    }
+
+    /** Whether the task has not started (nor been cancelled before it did). */
+    boolean isUnstarted() {
+        return (state & LIFECYCLE) == NEW;
     }
 
     /**
-     * Parks the caller until this task is done or {@code deadlineMs} passes on {@code clock}'s
-     * clock (ignored when the deadline is NO_DEADLINE). Returns whether the task is done.
+     * Claims this unstarted task for {@code awaiter} to run in place (NEW -> RUNNING with STARTED
+     * and HELPED); returns false if it started or was cancelled meanwhile.
      */
-    private boolean awaitDone(long deadlineMs, Io clock) {
-        if (isDone()) {
-            return true;
-        }
-        Task<?> me = Context.currentTask();
-        boolean forever = deadlineMs == Io.NO_DEADLINE;
-        if (forever && me != null) {
-            if (me == this) {
-                throw new IllegalStateException(this + " awaits its own future: it would never finish");
-            }
-            checkNotInlineAncestor(me);
-        }
-        if (forever && me != null && tryHelp(me)) {
-            return true;
-        }
-        // A plain thread with no Io installed still waits: a ParkToken parks any thread.
-        Io io = clock != null ? clock : Context.currentIo() != null || me != null ? Io.current() : null;
-        if (me != null && forever) { // a timed await ends by itself: it closes no deadlock
-            me.awaiting = this;
-            checkNoAwaitCycle(me);
-        }
-        try {
-            while (!isDone()) {
-                if (deadlineMs != Io.NO_DEADLINE && io.nowMs() >= deadlineMs) {
-                    return false;
-                }
-                ParkToken token = ParkToken.create();
-                Waiter node = push(new Wakeup(io, token));
-                if (node == null) {
-                    break;
-                }
-                TimerHandle timer = deadlineMs != Io.NO_DEADLINE ? io.armTimer(deadlineMs, token) : null;
-                try {
-                    if (io != null) {
-                        io.suspendRaw(token);
-                    } else {
-                        token.suspend(() -> LockSupport.park(token));
-                    }
-                } finally {
-                    removeWaiter(node);
-                    if (timer != null) {
-                        timer.cancel();
-                    }
-                }
-            }
-            return true;
-        } finally {
-            if (me != null && forever) {
-                me.awaiting = null;
-            }
-        }
-    }
-
-    /**
-     * Join helping: if this task has not started and belongs to the awaiter's Io, and that Io
-     * {@linkplain HelpsAwaiters helps awaiters}, claims it and
-     * runs it here, on the awaiter's stack, under its own binding (current task, cancellation),
-     * then returns true (it is done). While it runs, a cancellation of the awaiter wakes this
-     * thread (the awaiter's parked token is a token of this thread) and is in effect at the helped
-     * task's suspend points: it unwinds as cancelled, then the awaiter's await reports that.
-     */
-    private boolean tryHelp(Task<?> me) {
-        if (io == null || io != me.io || me.inlineDepth >= MAX_HELP_DEPTH) {
-            return false;
-        }
-        HelpsAwaiters inPlace = HelpsAwaiters.of(io);
-        if (inPlace == null) {
-            return false;
-        }
+    boolean claimForHelper(Task<?> awaiter) {
         long s = state;
-        if ((s & LIFECYCLE) != NEW) {
+        if ((s & LIFECYCLE) != NEW || !STATE.compareAndSet(this, s, (s & ~LIFECYCLE) | RUNNING | STARTED | HELPED)) {
             return false;
         }
-        me.throwIfCancelled(); // an await is a suspend point, helped or not
-        if (!STATE.compareAndSet(this, s, (s & ~LIFECYCLE) | RUNNING | STARTED | HELPED)) {
-            return false; // started, or cancelled, meanwhile: wait for it the usual way
-        }
-        helper = me;
-        me.parked = ParkToken.create(); // a cancel of `me` now unparks this thread, wherever the helped task parks
-        try {
-            inPlace.runInPlace(io, this::runClaimed);
-        } finally {
-            me.parked = null;
-        }
+        helper = awaiter;
         return true;
     }
 
-    /**
-     * Under an inline Io, the tasks that started {@code me} on this thread are suspended inside
-     * spawnRaw until {@code me} ends: awaiting one of them can never finish.
-     */
-    private void checkNotInlineAncestor(Task<?> me) {
-        for (Task<?> t = me.inlineParent; t != null; t = t.inlineParent) {
-            if (t == this) {
-                throw new IllegalStateException(me + " awaits " + this + ", which runs it in place on the same thread"
-                        + " (inline, or awaiting it before it started) and cannot finish before it does");
-            }
-        }
+    /** Records (or clears, with null) the task this one runs in place now; this task's own thread only. */
+    void setHelping(Task<?> helped) {
+        helping = helped;
     }
 
-    private void checkNoAwaitCycle(Task<?> me) {
-        int hops = 0;
-        for (Task<?> t = this; t != null && hops < MAX_AWAIT_CHAIN; t = t.awaiting, hops++) {
-            if (t != me && t.isCancellationEffective()) {
-                break; // it is being woken to unwind: the chain will break by itself
-            }
-            if (t == me) {
-                me.awaiting = null;
-                throw new IllegalStateException("await cycle: " + me + " awaits " + this
-                        + ", which is (transitively) awaiting " + me + "; neither could ever finish");
-            }
-        }
+    /**
+     * Returns the task this one is running in place now (join helping), or null: an Io that
+     * cancels every task it runs follows this chain, since a shielded helper's cancellation does
+     * not reach the task it runs in place.
+     */
+    public Task<?> helping() {
+        return helping;
+    }
+
+    /** Publishes (or clears) the token a cancel of this task unparks; this task's own thread only. */
+    void publishParked(ParkToken token) {
+        parked = token;
+    }
+
+    /** Records what this task awaits (null when done awaiting), for others' cycle checks. */
+    void setAwaiting(Task<?> awaited) {
+        awaiting = awaited;
+    }
+
+    Task<?> awaiting() {
+        return awaiting;
+    }
+
+    Task<?> inlineParent() {
+        return inlineParent;
+    }
+
+    int inlineDepth() {
+        return inlineDepth;
     }
 
     /** Reports the outcome of a done task: the value, or the failure under Weft's rules. */
@@ -723,26 +538,7 @@ public final class Task<T> implements Future<T>, RawTask, ScopedValue.CallableOp
 
     @Override
     public CompletableFuture<T> toCompletableFuture() {
-        CompletableFuture<T> mirror = new CompletableFuture<>();
-        Runnable copy = () -> {
-            long life = state & LIFECYCLE;
-            if (life == SUCCEEDED) {
-                mirror.complete(resultNow());
-            } else if (life == FAILED) {
-                mirror.completeExceptionally(exceptionNow());
-            } else {
-                mirror.cancel(false);
-            }
-        };
-        if (addWaiter(copy) == null) {
-            copy.run();
-        }
-        mirror.whenComplete((value, failure) -> {
-            if (mirror.isCancelled()) {
-                cancel();
-            }
-        });
-        return mirror;
+        return StageBridge.mirror(this);
     }
 
     /**

@@ -88,8 +88,9 @@ public final class FiberIo implements Io, AutoCloseable {
      * running ones at their next one), and queued ones as a worker takes them (before they
      * start: their bodies never run); (3) the closing thread waits until no task is live or the
      * timeout passes, cancelling running tasks again on every look (a spawn that raced step 1
-     * started after step 2 looked: it is found then; each task that ends unparks the closer,
-     * and it looks at least every 10 ms); (4) the workers stop and their threads are joined, within what is left of the same
+     * started after step 2 looked: it is found then; an ending task unparks the closer, a
+     * wake-up that can be missed since neither side fences, so it also looks every 10 ms);
+     * (4) the workers stop (jobs still queued are cancelled, also on a worker that stays stuck) and their threads are joined, within what is left of the same
      * timeout. Tasks still alive then are reported by close() in an IllegalStateException,
      * never dropped silently; they stay parked (a virtual thread cannot be killed). Worker
      * threads that did not end are reported too. Idempotent: a second close does nothing.
@@ -397,11 +398,14 @@ public final class FiberIo implements Io, AutoCloseable {
     /**
      * Cancels every live task, waits up to {@code timeout} for them to unwind (their
      * {@code finally} blocks run), then stops the workers and joins their threads within what is
-     * left of the timeout. A spawn racing this call is either refused (IllegalStateException) or
-     * cancelled with the rest. Idempotent.
+     * left of the timeout. Running and parked tasks are cancelled at once (and tasks they run in
+     * place); queued ones when a worker takes them, before they start (their bodies never run);
+     * those queued on a worker that a fiber keeps blocked are cancelled when the workers are
+     * stopped. A spawn racing this call is either refused (IllegalStateException) or cancelled
+     * with the rest. Idempotent.
      *
      * @param timeout how long to wait for the tasks to unwind
-     * @return the tasks that had not finished when the timeout passed (empty if all did)
+     * @return the tasks that had started and not finished when the timeout passed (empty if all did)
      * @throws IllegalStateException if called from one of this FiberIo's own tasks
      * @throws NullPointerException if {@code timeout} is null
      */
@@ -426,7 +430,7 @@ public final class FiberIo implements Io, AutoCloseable {
                 if (left <= 0) {
                     break;
                 }
-                scheduler.awaitFewerTasks(Math.min(left, LOOK_AGAIN_NANOS)); // each task that ends unparks this thread
+                scheduler.awaitFewerTasks(Math.min(left, LOOK_AGAIN_NANOS)); // an ending task usually unparks this thread
                 interrupted |= Thread.interrupted();
                 scheduler.cancelRunning(); // a task that started as the last look was made
             }

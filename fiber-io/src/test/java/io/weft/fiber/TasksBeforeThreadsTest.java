@@ -274,4 +274,56 @@ class TasksBeforeThreadsTest {
         }
         assertEquals(0, io.liveTasks());
     }
+
+    /**
+     * A task run in place under a shielded awaiter is cancelled by close (the awaiter's deferred
+     * cancel does not reach it; close must), so close neither waits out its timeout nor reports it.
+     */
+    @Test
+    void closeCancelsATaskRunInPlaceUnderAShieldedAwaiter() {
+        FiberIo io = FiberIo.builder().workers(1).build();
+        AtomicReference<Future<String>> child = new AtomicReference<>();
+        AtomicBoolean childStarted = new AtomicBoolean();
+        Future<String> awaiter = Io.with(io).call(() -> Io.async(() -> Io.shield(() -> {
+            Future<String> c = Io.async(() -> {
+                childStarted.set(true);
+                Io.sleep(Duration.ofHours(1));
+                return "slept";
+            });
+            child.set(c);
+            return c.await(); // not started: runs here, in place, inside the shield
+        })));
+        await().untilTrue(childStarted);
+        List<io.weft.RawTask> unfinished = io.shutdown(Duration.ofSeconds(20));
+        assertEquals(List.of(), unfinished);
+        assertEquals(Future.State.CANCELLED, child.get().state());
+        assertTrue(awaiter.isDone());
+    }
+
+    /**
+     * Close on a worker that stays stuck (a task that never reaches a suspend point): the tasks
+     * queued behind it are cancelled when the workers are stopped, so their awaiters wake.
+     */
+    @Test
+    void tasksQueuedOnAStuckWorkerAreCancelledWhenCloseGivesUp() {
+        FiberIo io = FiberIo.builder().workers(1).build();
+        AtomicBoolean release = new AtomicBoolean();
+        AtomicBoolean spinning = new AtomicBoolean();
+        AtomicReference<Future<Integer>> queued = new AtomicReference<>();
+        try {
+            io.run(() -> Io.async(() -> {
+                queued.set(Io.async(() -> 1)); // behind this task on the only worker
+                spinning.set(true);
+                while (!release.get()) {
+                    Thread.onSpinWait(); // ignores its cancel: no suspend point
+                }
+                return null;
+            }));
+            await().untilTrue(spinning);
+            io.shutdown(Duration.ofMillis(200));
+            assertEquals(Future.State.CANCELLED, queued.get().state(), "settled when the workers were stopped");
+        } finally {
+            release.set(true);
+        }
+    }
 }

@@ -157,10 +157,10 @@ final class Runner implements Runnable {
     @SuppressWarnings("unused") // called through `turn`
     private RawTask turn(Thread self, RawTask job) {
         CURRENT.setRelease(this, job);
-        if (scheduler.cancelOnStart) {
-            job.cancel(); // the FiberIo is closing: a task that has not started never will
-        }
         try {
+            if (scheduler.cancelOnStart) {
+                job.cancel(); // the FiberIo is closing: a task that has not started never will
+            }
             job.run();
         } catch (Throwable t) { // a RawTask does not throw; if one does, it must not end the runner silently
             Scheduler.reportUncaught(t);

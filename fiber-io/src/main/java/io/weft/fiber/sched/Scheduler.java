@@ -7,6 +7,7 @@ import io.weft.TimerHandle;
 import io.weft.fiber.time.Clock;
 import io.weft.fiber.time.TimerHeap;
 import io.weft.fiber.time.VirtualClock;
+import io.weft.internal.Task;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -233,6 +234,12 @@ public final class Scheduler implements Executor {
         } else {
             submittedElsewhere.incrementAndGet();
             injector.push(job);
+            if (stopped) {
+                // stop() may have drained the Injector between rejectIfStopped and the push: settle
+                // it here (a push that read `stopped` as false comes before stop()'s own drain).
+                drainInjector();
+                return;
+            }
         }
         notifyParked();
     }
@@ -346,26 +353,35 @@ public final class Scheduler implements Executor {
         cancelRunning();
     }
 
-    /** Cancels the job running (or parked) on every runner fiber; see {@link #cancelAll()}. */
+    /**
+     * Cancels the job running (or parked) on every runner fiber, and every task such a job runs in
+     * place (join helping: a shielded helper's cancellation does not reach it); see
+     * {@link #cancelAll()}.
+     */
     public void cancelRunning() {
         for (Runner runner : runners) {
-            RawTask job = runner.current();
-            if (job != null) {
+            for (RawTask job = runner.current(); job != null; job = helpedBy(job)) {
                 job.cancel();
             }
         }
     }
 
-    /** Returns the jobs that started and have not ended (running or parked), for reports. */
+    /** Returns the jobs that started and have not ended (running or parked; helped ones too), for reports. */
     public List<RawTask> unfinishedTasks() {
         List<RawTask> jobs = new ArrayList<>();
         for (Runner runner : runners) {
-            RawTask job = runner.current();
-            if (job != null && !job.isDone()) {
-                jobs.add(job);
+            for (RawTask job = runner.current(); job != null; job = helpedBy(job)) {
+                if (!job.isDone()) {
+                    jobs.add(job);
+                }
             }
         }
         return jobs;
+    }
+
+    /** The task {@code job} runs in place now, or null. */
+    private static RawTask helpedBy(RawTask job) {
+        return job instanceof Task<?> task ? task.helping() : null;
     }
 
     void runnerStarted(Runner runner) {
@@ -378,6 +394,9 @@ public final class Scheduler implements Executor {
 
     /** Settles a queued item that will never run (after stop): cancels a job, counts a continuation. */
     void discard(Runnable task) {
+        if (task instanceof Task<?> helped && helped.ranInPlace()) {
+            return; // an awaiter ran it and counted its end: nothing was abandoned
+        }
         if (task instanceof RawTask job) {
             try {
                 job.cancel();
@@ -552,11 +571,23 @@ public final class Scheduler implements Executor {
             allEnded &= !thread.isAlive();
         }
         // Every worker that ended drained its own queue on its way out; what is left in the
-        // Injector will never run either. (A stuck worker keeps its queue: FiberIo reports it.)
+        // Injector will never run either.
+        drainInjector();
+        // A worker that did not end (a fiber blocking its carrier) keeps its queue and LIFO slot:
+        // take them as a thief would, so the jobs there are cancelled (their awaiters wake) and
+        // the continuations counted, not left behind.
+        for (Worker worker : workers) {
+            if (threads[worker.index].isAlive()) {
+                worker.drainFromOutside();
+            }
+        }
+        return allEnded;
+    }
+
+    private void drainInjector() {
         for (Runnable task; (task = injector.pop()) != null; ) {
             discard(task);
         }
-        return allEnded;
     }
 
     /** Describes the worker threads still alive, with where they are; for error messages. */

@@ -310,6 +310,7 @@ final class Worker implements Runnable {
                     Carriers.startFiber(thread);
                 } catch (RuntimeException | Error e) {
                     scheduler.runnerEnded(runner);
+                    scheduler.discard(job); // never runs: cancelled and counted, not dropped
                     throw e;
                 }
             }
@@ -408,6 +409,30 @@ final class Worker implements Runnable {
             captured = null;
             if (continuation != null) {
                 runTask(continuation); // the runner sees STOP and ends
+            }
+        }
+    }
+
+    /**
+     * Called by another thread once the scheduler stopped and this worker's thread did not end (a
+     * fiber blocks its carrier): takes what is in the LIFO slot and the queue, as a thief would
+     * (safe against the owner), and settles it (Scheduler.discard).
+     */
+    void drainFromOutside() {
+        Runnable slot = takeLifo();
+        if (slot != null) {
+            scheduler.discard(slot);
+        }
+        RunQueue into = new RunQueue(queue.capacity()); // owned by the calling thread for this drain
+        for (int attempt = 0; attempt < 10_000 && !queue.isEmpty(); attempt++) {
+            Runnable task = queue.stealInto(into); // null while the owner's own pop races it: retry
+            if (task == null) {
+                Thread.onSpinWait();
+                continue;
+            }
+            scheduler.discard(task);
+            for (Runnable more; (more = into.pop()) != null; ) {
+                scheduler.discard(more);
             }
         }
     }

@@ -1,0 +1,151 @@
+package io.weft.internal;
+
+import io.weft.Io;
+import io.weft.ParkToken;
+import io.weft.TimerHandle;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How a caller waits for a {@link Task}: the await loop, join helping (running an unstarted task
+ * in place), and the checks that turn a wait that could never end into an exception.
+ */
+final class Awaiting {
+    /*
+     * Implementation notes.
+     *
+     * The loop: a fresh ParkToken per round, a Wakeup waiter on the awaited task (readies the
+     * token through the awaiter's Io), an optional timer, then the Io's suspendRaw; the waiter and
+     * timer are removed whatever ends the round. The token is one-shot, so a stale wake-up from
+     * an earlier round never ends a later one.
+     *
+     * Await cycles: an awaiting task records `awaiting` (volatile) before parking, then walks the
+     * chain from the awaited task; if it reaches itself, it throws instead of hanging. Two tasks
+     * closing a cycle at once both write then read, so at least one of them sees the cycle.
+     *
+     * Per await that parks: ParkToken + Wakeup (2 allocations), 1 CAS to push, the park, the
+     * removal. An await of a done task: one volatile read. An await of an unstarted task of a
+     * helping Io: one CAS (the claim) and the helped task's own run, no park.
+     */
+
+    /** How deep tasks may run in place inside one another on one stack. */
+    static final int MAX_HELP_DEPTH = 32;
+    private static final int MAX_AWAIT_CHAIN = 10_000;
+
+    private Awaiting() {}
+
+    /**
+     * Parks the caller until {@code awaited} is done or {@code deadlineMs} passes on {@code clock}'s
+     * clock (ignored when the deadline is NO_DEADLINE). Returns whether the task is done.
+     */
+    static boolean awaitDone(Task<?> awaited, long deadlineMs, Io clock) {
+        if (awaited.isDone()) {
+            return true;
+        }
+        Task<?> me = Context.currentTask();
+        boolean forever = deadlineMs == Io.NO_DEADLINE;
+        if (forever && me != null) {
+            if (me == awaited) {
+                throw new IllegalStateException(awaited + " awaits its own future: it would never finish");
+            }
+            checkNotInlineAncestor(awaited, me);
+        }
+        if (forever && me != null && tryHelp(awaited, me)) {
+            return true;
+        }
+        // A plain thread with no Io installed still waits: a ParkToken parks any thread.
+        Io io = clock != null ? clock : Context.currentIo() != null || me != null ? Io.current() : null;
+        if (me != null && forever) { // a timed await ends by itself: it closes no deadlock
+            me.setAwaiting(awaited);
+            checkNoAwaitCycle(awaited, me);
+        }
+        try {
+            while (!awaited.isDone()) {
+                if (deadlineMs != Io.NO_DEADLINE && io.nowMs() >= deadlineMs) {
+                    return false;
+                }
+                ParkToken token = ParkToken.create();
+                WaiterStack.Waiter node = awaited.push(new WaiterStack.Wakeup(io, token));
+                if (node == null) {
+                    break;
+                }
+                TimerHandle timer = deadlineMs != Io.NO_DEADLINE ? io.armTimer(deadlineMs, token) : null;
+                try {
+                    if (io != null) {
+                        io.suspendRaw(token);
+                    } else {
+                        token.suspend(() -> LockSupport.park(token));
+                    }
+                } finally {
+                    awaited.removeWaiter(node);
+                    if (timer != null) {
+                        timer.cancel();
+                    }
+                }
+            }
+            return true;
+        } finally {
+            if (me != null && forever) {
+                me.setAwaiting(null);
+            }
+        }
+    }
+
+    /**
+     * Join helping: if {@code awaited} has not started and belongs to the awaiter's Io, and that Io
+     * {@linkplain HelpsAwaiters helps awaiters}, claims it and runs it here, on the awaiter's stack,
+     * under its own binding (current task, cancellation), then returns true (it is done). While
+     * it runs, a cancellation of the awaiter wakes this thread (the awaiter's parked token is a
+     * token of this thread) and is in effect at the helped task's suspend points: it unwinds as
+     * cancelled, then the awaiter's await reports that.
+     */
+    private static boolean tryHelp(Task<?> awaited, Task<?> me) {
+        Io io = awaited.io();
+        if (io == null || io != me.io() || me.inlineDepth() >= MAX_HELP_DEPTH || !awaited.isUnstarted()) {
+            return false;
+        }
+        HelpsAwaiters inPlace = HelpsAwaiters.of(io);
+        if (inPlace == null) {
+            return false;
+        }
+        me.throwIfCancelled(); // an await is a suspend point, helped or not
+        if (!awaited.claimForHelper(me)) {
+            return false; // started, or cancelled, meanwhile: wait for it the usual way
+        }
+        me.publishParked(ParkToken.create()); // a cancel of `me` now unparks this thread, wherever the helped task parks
+        me.setHelping(awaited);
+        try {
+            inPlace.runInPlace(io, awaited::runClaimed);
+        } finally {
+            me.setHelping(null);
+            me.publishParked(null);
+        }
+        return true;
+    }
+
+    /**
+     * Under an inline Io (or join helping), the tasks that started {@code me} on this thread are
+     * suspended below it on the stack until {@code me} ends: awaiting one of them can never finish.
+     */
+    private static void checkNotInlineAncestor(Task<?> awaited, Task<?> me) {
+        for (Task<?> t = me.inlineParent(); t != null; t = t.inlineParent()) {
+            if (t == awaited) {
+                throw new IllegalStateException(me + " awaits " + awaited + ", which runs it in place on the same thread"
+                        + " (inline, or awaiting it before it started) and cannot finish before it does");
+            }
+        }
+    }
+
+    private static void checkNoAwaitCycle(Task<?> awaited, Task<?> me) {
+        int hops = 0;
+        for (Task<?> t = awaited; t != null && hops < MAX_AWAIT_CHAIN; t = t.awaiting(), hops++) {
+            if (t != me && t.isCancellationEffective()) {
+                break; // it is being woken to unwind: the chain will break by itself
+            }
+            if (t == me) {
+                me.setAwaiting(null);
+                throw new IllegalStateException("await cycle: " + me + " awaits " + awaited
+                        + ", which is (transitively) awaiting " + me + "; neither could ever finish");
+            }
+        }
+    }
+}

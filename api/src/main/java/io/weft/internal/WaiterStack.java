@@ -1,0 +1,161 @@
+package io.weft.internal;
+
+import io.weft.Io;
+import io.weft.ParkToken;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The awaiters of one task: actions run once when it completes. {@link Task} extends it, so the
+ * stack costs the task one field, not one object. Thread-safe.
+ */
+abstract class WaiterStack {
+    /*
+     * Implementation notes.
+     *
+     * A Treiber stack of Waiter nodes. runWaiters() (the completing thread, once) swaps in the
+     * DONE sentinel and runs every live action, so a waiter pushed after completion is refused
+     * (the pusher reports at once). Deregistration (race losers, timed-out awaits) nulls the
+     * node's action and unlinks dead nodes: at the head by CAS, inside the stack by plain
+     * writes. Concurrent unlinks can only re-link a dead node, never drop a live one: every
+     * write skips exactly one dead node. A stale action that still runs is harmless: it readies
+     * a one-shot ParkToken nobody parks on.
+     *
+     * Per operation: push = 1 allocation (the node; a parked await's node is its own action,
+     * Wakeup, so no lambda) + 1 CAS; removal = 1 volatile write + a CAS per dead head node;
+     * completion = 1 getAndSet + the actions.
+     */
+
+    private static final VarHandle WAITERS;
+    private static final VarHandle ACTION;
+    /** Marks the stack of a completed task. */
+    private static final Waiter DONE = new Waiter(null);
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            WAITERS = lookup.findVarHandle(WaiterStack.class, "waiters", Waiter.class);
+            ACTION = lookup.findVarHandle(Waiter.class, "action", Runnable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** One registered awaiter: an action run once when the task completes. */
+    static class Waiter {
+        volatile Runnable action;
+        Waiter next;
+
+        Waiter(Runnable action) {
+            if (action != null) {
+                ACTION.set(this, action); // a plain store: the node is published by push's CAS
+            }
+        }
+    }
+
+    /** The waiter of a parked await: the node is its own action (no lambda per await). */
+    static final class Wakeup extends Waiter implements Runnable {
+        private final Io io;
+        private final ParkToken token;
+
+        Wakeup(Io io, ParkToken token) {
+            super(null);
+            this.io = io;
+            this.token = token;
+            ACTION.set(this, this);
+        }
+
+        @Override
+        public void run() {
+            if (io != null) {
+                io.ready(token);
+            } else {
+                token.tryReady();
+            }
+        }
+    }
+
+    /** The stack, or DONE. Pushed by awaiters, swapped by the completing thread. */
+    private volatile Waiter waiters;
+
+    WaiterStack() {}
+
+    /** Pushes a waiter; returns null (and does not register) if the task is already done. */
+    Waiter addWaiter(Runnable action) {
+        return push(new Waiter(action));
+    }
+
+    /** Pushes {@code node}; returns it, or null (not registered) if the task is already done. */
+    Waiter push(Waiter node) {
+        while (true) {
+            Waiter head = waiters;
+            if (head == DONE) {
+                return null;
+            }
+            node.next = head;
+            if (WAITERS.compareAndSet(this, head, node)) {
+                return node;
+            }
+        }
+    }
+
+    /** Deregisters {@code node} (null is ignored) and unlinks dead nodes. */
+    void removeWaiter(Waiter node) {
+        if (node == null) {
+            return;
+        }
+        node.action = null;
+        Waiter head = waiters;
+        while (head != null && head != DONE && head.action == null) {
+            if (WAITERS.compareAndSet(this, head, head.next)) {
+                head = head.next;
+            } else {
+                head = waiters;
+            }
+        }
+        if (head == null || head == DONE) {
+            return;
+        }
+        for (Waiter p = head, q = p.next; q != null; q = p.next) {
+            if (q.action == null) {
+                p.next = q.next;
+            } else {
+                p = q;
+            }
+        }
+    }
+
+    /**
+     * Closes the stack and runs every live waiter once; the completing thread calls this once. An
+     * action that throws (a broken Io's ready, a callback of a toCompletableFuture dependant) does
+     * not keep the others asleep and does not escape: it goes to the thread's uncaught-exception
+     * handler, and the rest run.
+     */
+    void runWaiters() {
+        Waiter w = (Waiter) WAITERS.getAndSet(this, DONE);
+        for (; w != null && w != DONE; w = w.next) {
+            Runnable action = w.action;
+            if (action != null) {
+                w.action = null;
+                try {
+                    action.run();
+                } catch (RuntimeException | Error e) {
+                    Thread current = Thread.currentThread();
+                    current.getUncaughtExceptionHandler().uncaughtException(current, e);
+                }
+            }
+        }
+    }
+
+    /** Counts live waiters; for diagnostics. */
+    int waiterCount() {
+        int n = 0;
+        Waiter w = waiters;
+        for (; w != null && w != DONE; w = w.next) {
+            if (w.action != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+}

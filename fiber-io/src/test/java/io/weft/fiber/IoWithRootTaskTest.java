@@ -131,4 +131,40 @@ class IoWithRootTaskTest {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> Io.with(io).call(() -> 1));
         assertTrue(e.getMessage().contains("closed"), e.getMessage());
     }
+
+    /**
+     * Issue 12, part 2: a fiber blocked on a contended monitor is readied by the JDK's unblocker
+     * thread, outside the workers. Between the monitor's release and that submission every worker
+     * may be idle; the virtual clock must not jump then (before: the blocked fiber entered the
+     * monitor at the holder's next deadline, 1,000 ms late).
+     */
+    @Test
+    void theVirtualClockWaitsForAFiberThatAContendedMonitorReleases() {
+        try (FiberIo io = FiberIo.builder().workers(2).virtualClock().build()) {
+            for (int round = 0; round < 100; round++) {
+                Object lock = new Object();
+                long[] times = Io.with(io).call(() -> {
+                    java.util.concurrent.atomic.AtomicLong acquired = new java.util.concurrent.atomic.AtomicLong(-1);
+                    Future<Void> holder = Io.async(() -> {
+                        synchronized (lock) {
+                            acquired.set(Io.current().nowMs());
+                            Io.sleep(Duration.ofMillis(10)); // parks holding the monitor
+                        }
+                        Io.sleep(Duration.ofMillis(1_000)); // the next deadline after the release
+                        return null;
+                    });
+                    while (acquired.get() < 0) {
+                        Io.sleep(Duration.ofMillis(1));
+                    }
+                    long entered;
+                    synchronized (lock) { // blocks (unmounted) until the holder leaves the monitor
+                        entered = Io.current().nowMs();
+                    }
+                    holder.await();
+                    return new long[] {acquired.get(), entered};
+                });
+                assertEquals(times[0] + 10, times[1], "round " + round + ": entered the monitor when it was released");
+            }
+        }
+    }
 }

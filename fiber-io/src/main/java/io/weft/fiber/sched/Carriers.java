@@ -81,6 +81,13 @@ public final class Carriers {
     private static final VarHandle THREAD_LOCALS;
     private static final VarHandle INHERITABLE_THREAD_LOCALS;
     private static final VarHandle HANDLER;
+    /** VirtualThread.onWaitingList / blockPermit: a monitor's release is on its way to a blocked thread. */
+    private static final VarHandle ON_WAITING_LIST;
+    private static final VarHandle BLOCK_PERMIT;
+    /** VirtualThread's unmounted-but-runnable states, its BLOCKED state, and the SUSPENDED bit. */
+    private static final int[] RUNNABLE_UNMOUNTED;
+    private static final int BLOCKED;
+    private static final int SUSPENDED;
     private static final RuntimeException UNAVAILABLE;
 
     static {
@@ -97,6 +104,11 @@ public final class Carriers {
         VarHandle threadLocals = null;
         VarHandle inheritableThreadLocals = null;
         VarHandle handler = null;
+        VarHandle onWaitingList = null;
+        VarHandle blockPermit = null;
+        int[] runnableUnmounted = new int[0];
+        int blocked = -1;
+        int suspended = 0;
         RuntimeException problem = null;
         try {
             MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Thread.class, MethodHandles.lookup());
@@ -119,6 +131,16 @@ public final class Carriers {
             handler = lookup.findVarHandle(Thread.class, "uncaughtExceptionHandler", Thread.UncaughtExceptionHandler.class);
             scheduler = virtualThread.getDeclaredField("scheduler");
             scheduler.setAccessible(true);
+            onWaitingList = vt.findVarHandle(virtualThread, "onWaitingList", boolean.class);
+            blockPermit = vt.findVarHandle(virtualThread, "blockPermit", boolean.class);
+            runnableUnmounted = new int[] {
+                (int) vt.findStaticVarHandle(virtualThread, "STARTED", int.class).get(),
+                (int) vt.findStaticVarHandle(virtualThread, "UNPARKED", int.class).get(),
+                (int) vt.findStaticVarHandle(virtualThread, "YIELDED", int.class).get(),
+                (int) vt.findStaticVarHandle(virtualThread, "UNBLOCKED", int.class).get(),
+            };
+            blocked = (int) vt.findStaticVarHandle(virtualThread, "BLOCKED", int.class).get();
+            suspended = (int) vt.findStaticVarHandle(virtualThread, "SUSPENDED", int.class).get();
             // A thread that is never started: to find the shape of its continuation, and to check
             // that its scheduler field can be written (what moveToDefaultScheduler does).
             Thread probe = Thread.ofVirtual().unstarted(() -> {});
@@ -165,6 +187,11 @@ public final class Carriers {
         THREAD_LOCALS = threadLocals;
         INHERITABLE_THREAD_LOCALS = inheritableThreadLocals;
         HANDLER = handler;
+        ON_WAITING_LIST = onWaitingList;
+        BLOCK_PERMIT = blockPermit;
+        RUNNABLE_UNMOUNTED = runnableUnmounted;
+        BLOCKED = blocked;
+        SUSPENDED = suspended;
         UNAVAILABLE = problem;
     }
 
@@ -175,6 +202,23 @@ public final class Carriers {
         if (UNAVAILABLE != null) {
             throw UNAVAILABLE;
         }
+    }
+
+    /**
+     * Whether the virtual thread {@code fiber} (not mounted: no worker runs it) is on its way back
+     * to its scheduler: started, unparked, yielded or unblocked and not yet run, or blocked on a
+     * monitor whose release the JDK's unblocker thread is about to deliver (on its waiting list, or
+     * holding a block permit). A virtual clock must not jump meanwhile: the thread is runnable,
+     * only not queued yet.
+     */
+    static boolean isOnItsWayBack(Thread fiber) {
+        int state = (int) STATE.getVolatile(fiber) & ~SUSPENDED;
+        for (int runnable : RUNNABLE_UNMOUNTED) {
+            if (state == runnable) {
+                return true;
+            }
+        }
+        return state == BLOCKED && ((boolean) ON_WAITING_LIST.getVolatile(fiber) || (boolean) BLOCK_PERMIT.getVolatile(fiber));
     }
 
     /** Returns a virtual-thread builder whose threads are scheduled by {@code scheduler}. */

@@ -508,7 +508,7 @@ public final class Scheduler implements Executor {
         synchronized (advanceLock) {
             // Re-checked under the lock: two workers parking at once must not both jump (the
             // second would skip past the fibers the first one's timers just made runnable).
-            if (idle.unparked() != 0 || isWorkPending()) {
+            if (idle.unparked() != 0 || isWorkPending() || isAnyFiberOnItsWayBack()) {
                 return false;
             }
             long next = timers.nextDeadline();
@@ -518,6 +518,22 @@ public final class Scheduler implements Executor {
             virtual.advanceTo(next);
             return fireDueTimers() > 0;
         }
+    }
+
+    /**
+     * Whether a runner fiber is runnable but not queued yet: readied by a thread outside the
+     * workers (the JDK's unblocker after a contended monitor's release, the I/O poller, a plain
+     * thread) and not yet through Scheduler.execute. Its submission wakes a worker, which looks
+     * again; until then a virtual clock must stand still. O(runners), on clock jumps only.
+     */
+    private boolean isAnyFiberOnItsWayBack() {
+        for (Runner runner : runners) {
+            Thread fiber = runner.thread;
+            if (fiber != null && Carriers.isOnItsWayBack(fiber)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** How long a worker may park: the given timeout, shortened to the next real deadline. */

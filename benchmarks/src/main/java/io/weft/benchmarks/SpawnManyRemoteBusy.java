@@ -71,7 +71,7 @@ public class SpawnManyRemoteBusy {
         spinning = true;
         for (int i = 0; i < SPINNERS; i++) {
             switch (peer) {
-                case "fiber" -> fiberSpinners.add(peers.weft.call(() -> Io.async(this::spinUntilStopped)));
+                case "fiber" -> fiberSpinners.add(peers.fiber.spawn(this::spinUntilStopped));
                 case "vthread" -> virtualSpinners.add(Thread.startVirtualThread(this::spinUntilStopped));
                 case "fjp" -> peers.fjp.execute(new FjpSpinner(this));
                 case "tpe" -> peers.tpe.execute(new TpeSpinner());

@@ -149,7 +149,17 @@ public class TokioSuite {
     /** Spawns {@link #SPAWNS} tasks from the calling (non-runtime) thread and sums their values. */
     static long spawnManyRemote(Peers peers) {
         return switch (peers.peer) {
-            case "fiber" -> peers.weft.call(TokioSuite::spawnAllAndSum); // on this plain thread: remote spawns
+            case "fiber" -> { // from this plain thread: remote spawns, through the injector (Io.with would run a root task)
+                List<Future<Integer>> tasks = new ArrayList<>(SPAWNS);
+                for (int i = 0; i < SPAWNS; i++) {
+                    tasks.add(peers.fiber.spawn(ONE));
+                }
+                long total = 0;
+                for (Future<Integer> task : tasks) {
+                    total += task.await();
+                }
+                yield total;
+            }
             case "vthread", "floor" -> {
                 List<FutureTask<Integer>> tasks = new ArrayList<>(SPAWNS);
                 for (int i = 0; i < SPAWNS; i++) {

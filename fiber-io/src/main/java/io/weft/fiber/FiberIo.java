@@ -1,5 +1,6 @@
 package io.weft.fiber;
 
+import io.weft.Future;
 import io.weft.Io;
 import io.weft.ParkToken;
 import io.weft.RawTask;
@@ -313,6 +314,26 @@ public final class FiberIo implements Io, AutoCloseable {
             root.run();
             return null;
         });
+    }
+
+    /**
+     * Starts {@code body} as a task of this FiberIo and returns its future at once, from any
+     * thread: the way to hand work to a FiberIo from outside without waiting for it ({@code
+     * Io.with(io).call} waits, since it runs its body as a root task). From a plain thread the task
+     * goes to the shared injector queue; from one of this FiberIo's fibers it is {@code Io.async}
+     * on this FiberIo.
+     *
+     * @param body the task's body
+     * @param <T> the value's type
+     * @return the task's future
+     * @throws IllegalStateException if this FiberIo is closed
+     * @throws NullPointerException if {@code body} is null
+     */
+    public <T> Future<T> spawn(Callable<T> body) {
+        Objects.requireNonNull(body, "body");
+        Task<T> task = Task.spawned(this, body);
+        spawnRaw(task);
+        return task;
     }
 
     // ---------------------------------------------------------------- raw operations

@@ -167,4 +167,22 @@ class IoWithRootTaskTest {
             }
         }
     }
+
+    /** FiberIo.spawn hands a task over from a plain thread without waiting for it. */
+    @Test
+    void spawnFromAPlainThreadReturnsAtOnceAndRunsOnAFiber() {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            CompletableFuture<Void> gate = new CompletableFuture<>();
+            Future<Boolean> task = io.spawn(() -> {
+                Future.from(gate).await();
+                return Thread.currentThread().isVirtual() && Io.current() == io;
+            });
+            assertEquals(Future.State.PENDING, task.state(), "returned before the task could finish");
+            gate.complete(null);
+            assertTrue(task.await());
+        }
+        FiberIo closed = FiberIo.builder().workers(1).build();
+        closed.close();
+        assertThrows(IllegalStateException.class, () -> closed.spawn(() -> 1));
+    }
 }

@@ -26,6 +26,9 @@ import java.util.concurrent.locks.LockSupport;
  * work-stealing scheduler. Thread-safe. Close it when done ({@link AutoCloseable}).
  *
  * <ul>
+ *   <li>{@code Io.with(fiberIo).call(body)} from a thread that is not one of its tasks runs
+ *       {@code body} as a root task and waits for it ({@link #call} does the same);
+ *       {@link #spawn} hands a task over from outside without waiting.
  *   <li>{@code Io.async} queues the task and returns at once. From a fiber, the task goes to the
  *       current worker's LIFO slot (it runs next, on a warm cache); from any other thread, to the
  *       shared injector queue. A task gets its fiber (a virtual thread of the scheduler) only when
@@ -51,7 +54,8 @@ import java.util.concurrent.locks.LockSupport;
  *       socket-poller threads, whichever thread first needs them.
  *   <li>The clock is real by default. With {@link Builder#virtualClock()} it is virtual: time
  *       advances only when no fiber can run, jumping to the earliest timer. With one worker as
- *       well, a program's interleaving and output are the same on every run.
+ *       well, a program's interleaving and output are the same on every run;
+ *       {@link Builder#explore(long)} and {@link Simulation} explore other interleavings by seed.
  * </ul>
  *
  * <p>FiberIo needs the JVM flag {@code --add-opens java.base/java.lang=ALL-UNNAMED} (on the
@@ -139,7 +143,7 @@ public final class FiberIo implements Io, AutoCloseable {
         this.name = builder.name != null ? builder.name : "weft-" + INSTANCES.incrementAndGet();
         Clock clock = virtualClock ? Clock.virtual() : Clock.real();
         this.scheduler = new Scheduler(builder.workers, builder.runQueueCapacity, clock, builder.seed,
-                builder.spinBeforeParking, name);
+                builder.spinBeforeParking, name, builder.explore);
     }
 
     /**
@@ -166,6 +170,7 @@ public final class FiberIo implements Io, AutoCloseable {
         private int workers = Runtime.getRuntime().availableProcessors();
         private boolean virtualClock;
         private long seed = 0x5EED_5EEDL;
+        private boolean explore;
         private int runQueueCapacity = 256;
         private Duration closeTimeout = Duration.ofSeconds(5);
         private String name;
@@ -207,6 +212,25 @@ public final class FiberIo implements Io, AutoCloseable {
          */
         public Builder seed(long seed) {
             this.seed = seed;
+            return this;
+        }
+
+        /**
+         * Makes {@code seed} decide the scheduler's tie-breaks too, for simulation testing: timers
+         * due at the same instant fire in a seeded order (not in arming order), and a worker that
+         * has both a newly readied task and older queued ones runs either first by the seed. Every
+         * such order is one a real run could take. With {@link #virtualClock()} and
+         * {@code workers(1)}, a seed is a whole run: the same seed gives the same interleaving,
+         * different seeds explore different ones ({@link Simulation} runs a body under many).
+         * It sets the same seed as {@link #seed(long)} (a later {@code seed(x)} changes it) and
+         * turns exploring on for this builder.
+         *
+         * @param seed the seed of every choice
+         * @return this builder
+         */
+        public Builder explore(long seed) {
+            this.seed = seed;
+            this.explore = true;
             return this;
         }
 

@@ -141,7 +141,7 @@ class IoWithRootTaskTest {
     @Test
     void theVirtualClockWaitsForAFiberThatAContendedMonitorReleases() {
         try (FiberIo io = FiberIo.builder().workers(2).virtualClock().build()) {
-            for (int round = 0; round < 100; round++) {
+            for (int round = 0; round < Integer.getInteger("monitorRounds", 100); round++) {
                 Object lock = new Object();
                 long[] times = Io.with(io).call(() -> {
                     java.util.concurrent.atomic.AtomicLong acquired = new java.util.concurrent.atomic.AtomicLong(-1);

@@ -43,6 +43,9 @@ public final class Samples {
         heading(out, "fibers: the same code on FiberIo, where tasks run at the same time");
         Fibers.run(out);
         out.println();
+        heading(out, "simulation: Io.with on a virtual-clock FiberIo, and seeds that find an ordering bug");
+        Simulated.run(out);
+        out.println();
         heading(out, "pipeline: channels, a timeout and a structured scope");
         Pipeline.run(out);
         out.println();

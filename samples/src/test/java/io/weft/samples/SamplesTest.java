@@ -106,10 +106,33 @@ class SamplesTest {
                         "== cancellation: cancel a sleeping task, finally, Cancelled, Io.shield",
                         "== virtual clock: hours of sleeps in no time",
                         "== fibers: the same code on FiberIo, where tasks run at the same time",
+                        "== simulation: Io.with on a virtual-clock FiberIo, and seeds that find an ordering bug",
                         "== pipeline: channels, a timeout and a structured scope",
                         "== streaming: a producer task into a Flow subscriber, paced by its demand"),
                 headings);
         assertTrue(out.lines().contains("[05:15:00.000 = 18900000 ms] night shift ends"), out.lines()::toString);
+    }
+
+    @Test
+    @Timeout(value = 20, unit = TimeUnit.SECONDS) // simulated hours, 52 short simulations: no real waiting
+    void simulationPrintsTheSameNightShiftEveryRunAndFindsTheSeedThatBreaksTheGreeting() {
+        Output out = new Output();
+
+        Simulated.Outcome outcome = Simulated.run(out.stream);
+
+        assertTrue(outcome.sameEveryRun());
+        assertEquals(
+                List.of("[00:00:00.000 = 0 ms] night shift starts; waiting two hours for the backup window",
+                        "[02:00:00.000 = 7200000 ms] backups start",
+                        "[02:45:00.000 = 9900000 ms] files backed up",
+                        "[03:30:00.000 = 12600000 ms] database backed up",
+                        "[03:30:00.000 = 12600000 ms] backed up the database and the files",
+                        "[04:30:00.000 = 16200000 ms] night shift ends"),
+                outcome.nightShift(), "on fibers the backups overlap: files first");
+        assertTrue(outcome.failingSeed() >= 0, "some seed out of 50 wakes the two tasks the other way round");
+        assertEquals("said [goodbye, hello] at 100 ms", outcome.replayed());
+        assertTrue(out.lines().contains("seed " + outcome.failingSeed() + " breaks the greeting: said [goodbye, hello] at 100 ms"),
+                out.lines()::toString);
     }
 
     @Test

@@ -204,21 +204,34 @@ public final class Carriers {
         }
     }
 
+    /** {@link #wayBack}: the fiber is runnable and not queued yet. */
+    static final int ON_ITS_WAY_BACK = 2;
+    /** {@link #wayBack}: the fiber is blocked on a monitor, with no sign yet that its release is on its way. */
+    static final int BLOCKED_ON_MONITOR = 1;
+    /** {@link #wayBack}: neither (running, parked, waiting, done). */
+    static final int NOT_ON_ITS_WAY = 0;
+
     /**
-     * Whether the virtual thread {@code fiber} (not mounted: no worker runs it) is on its way back
-     * to its scheduler: started, unparked, yielded or unblocked and not yet run, or blocked on a
-     * monitor whose release the JDK's unblocker thread is about to deliver (on its waiting list, or
-     * holding a block permit). A virtual clock must not jump meanwhile: the thread is runnable,
-     * only not queued yet.
+     * Where the virtual thread {@code fiber} (not mounted: no worker runs it) stands with respect
+     * to coming back to its scheduler: {@link #ON_ITS_WAY_BACK} if it is started, unparked,
+     * yielded or unblocked and not yet run, or blocked on a monitor whose release the JDK's
+     * unblocker thread is delivering (on its waiting list, or holding a block permit);
+     * {@link #BLOCKED_ON_MONITOR} if it is blocked on a monitor without either sign (the monitor
+     * is held, or the unblocker is between taking it off its list and granting the permit: the
+     * JDK shows no difference); else {@link #NOT_ON_ITS_WAY}.
      */
-    static boolean isOnItsWayBack(Thread fiber) {
+    static int wayBack(Thread fiber) {
         int state = (int) STATE.getVolatile(fiber) & ~SUSPENDED;
         for (int runnable : RUNNABLE_UNMOUNTED) {
             if (state == runnable) {
-                return true;
+                return ON_ITS_WAY_BACK;
             }
         }
-        return state == BLOCKED && ((boolean) ON_WAITING_LIST.getVolatile(fiber) || (boolean) BLOCK_PERMIT.getVolatile(fiber));
+        if (state != BLOCKED) {
+            return NOT_ON_ITS_WAY;
+        }
+        boolean releasing = (boolean) ON_WAITING_LIST.getVolatile(fiber) || (boolean) BLOCK_PERMIT.getVolatile(fiber);
+        return releasing ? ON_ITS_WAY_BACK : BLOCKED_ON_MONITOR;
     }
 
     /** Returns a virtual-thread builder whose threads are scheduled by {@code scheduler}. */

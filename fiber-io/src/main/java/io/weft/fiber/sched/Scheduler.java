@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -116,11 +117,19 @@ public final class Scheduler implements Executor {
     private final Thread.Builder.OfVirtual fibers;
     /** Serializes virtual-clock jumps. */
     private final Object advanceLock = new Object();
+    /** How long a virtual clock waits, in real time, before jumping past fibers blocked on monitors. */
+    private static final long MONITOR_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /** When the clock first found fibers blocked on monitors and held its jump, or 0. Guarded by advanceLock. */
+    private long blockedSinceNanos;
     private volatile boolean stopped;
     /** The longest an idle worker parks before looking again (10 ms; the bound on a missed wake-up). */
     final long maxParkNanos;
     /** Tests only: run by a worker about to park, before it counts itself parked. */
     volatile Runnable beforePark;
+    /** Whether the seed decides tie-breaks (FiberIo.Builder.explore); workers read it, never write. */
+    final boolean explores;
+    /** Orders timers due at the same instant when exploring (used under the TimerHeap's lock), else null. */
+    private final SplittableRandom timerTies;
     /** Whether idle workers spin before parking; on a virtual clock they never do. */
     final boolean spinBeforeParking;
 
@@ -135,13 +144,38 @@ public final class Scheduler implements Executor {
      * @param name the prefix of the worker threads' names
      */
     public Scheduler(int workerCount, int queueCapacity, Clock clock, long seed, boolean spinBeforeParking, String name) {
-        this(workerCount, queueCapacity, clock, seed, spinBeforeParking, name, Worker.PARK_TIMEOUT_NANOS);
+        this(workerCount, queueCapacity, clock, seed, spinBeforeParking, name, Worker.PARK_TIMEOUT_NANOS, false);
+    }
+
+    /**
+     * As the other public constructor; with {@code explore}, the seed also decides tie-breaks: the
+     * order of timers due at the same instant, and whether a worker runs its newest ready task
+     * (LIFO slot) or its oldest (queue) when it has both (FiberIo.Builder.explore).
+     *
+     * @param workerCount the number of workers (carrier threads), 1..64
+     * @param queueCapacity each worker's RunQueue capacity, a power of two
+     * @param clock the clock timers run on
+     * @param seed the seed of every random choice
+     * @param spinBeforeParking whether an idle worker spins briefly before it parks
+     * @param name the prefix of the worker threads' names
+     * @param explore whether the seed decides tie-breaks too
+     */
+    public Scheduler(int workerCount, int queueCapacity, Clock clock, long seed, boolean spinBeforeParking, String name,
+            boolean explore) {
+        this(workerCount, queueCapacity, clock, seed, spinBeforeParking, name, Worker.PARK_TIMEOUT_NANOS, explore);
     }
 
     /** As the public constructor, with the longest park of an idle worker (tests make it huge, so a lost wake-up hangs). */
     Scheduler(int workerCount, int queueCapacity, Clock clock, long seed, boolean spinBeforeParking, String name,
             long maxParkNanos) {
+        this(workerCount, queueCapacity, clock, seed, spinBeforeParking, name, maxParkNanos, false);
+    }
+
+    private Scheduler(int workerCount, int queueCapacity, Clock clock, long seed, boolean spinBeforeParking, String name,
+            long maxParkNanos, boolean explore) {
         this.maxParkNanos = maxParkNanos;
+        this.explores = explore;
+        this.timerTies = explore ? new SplittableRandom(seed ^ 0x7133_5EEDL) : null;
         this.idle = new IdleWorkers(workerCount);
         this.clock = clock;
         this.spinBeforeParking = spinBeforeParking;
@@ -494,7 +528,7 @@ public final class Scheduler implements Executor {
         if (timers.nextDeadline() > now) {
             return 0; // the heap's lock-free fast path: nothing due
         }
-        return timers.fireDue(now, ParkToken::tryReady);
+        return timers.fireDue(now, ParkToken::tryReady, timerTies);
     }
 
     /**
@@ -508,7 +542,7 @@ public final class Scheduler implements Executor {
         synchronized (advanceLock) {
             // Re-checked under the lock: two workers parking at once must not both jump (the
             // second would skip past the fibers the first one's timers just made runnable).
-            if (idle.unparked() != 0 || isWorkPending() || isAnyFiberOnItsWayBack()) {
+            if (idle.unparked() != 0 || isWorkPending() || mustWaitForFibersOnTheirWayBack()) {
                 return false;
             }
             long next = timers.nextDeadline();
@@ -521,18 +555,40 @@ public final class Scheduler implements Executor {
     }
 
     /**
-     * Whether a runner fiber is runnable but not queued yet: readied by a thread outside the
-     * workers (the JDK's unblocker after a contended monitor's release, the I/O poller, a plain
-     * thread) and not yet through Scheduler.execute. Its submission wakes a worker, which looks
-     * again; until then a virtual clock must stand still. O(runners), on clock jumps only.
+     * Whether the clock must not jump yet because a runner fiber is runnable but not queued:
+     * readied by a thread outside the workers (the JDK's unblocker after a contended monitor's
+     * release, the I/O poller, a plain thread) and not yet through Scheduler.execute; its
+     * submission wakes a worker, which looks again. A fiber blocked on a monitor with no sign of a
+     * release on its way may still be one: the unblocker takes it off its waiting list a moment
+     * before it grants the permit, and in between the JDK shows nothing. So while such fibers
+     * exist the clock waits MONITOR_GRACE_NANOS of real time before it jumps past them (a monitor
+     * held by a sleeping fiber costs a simulation that much per jump; measured: 1 run in ~800
+     * missed the unblocker without it). O(runners), on clock jumps only; under advanceLock.
      */
-    private boolean isAnyFiberOnItsWayBack() {
+    private boolean mustWaitForFibersOnTheirWayBack() {
+        boolean blocked = false;
         for (Runner runner : runners) {
             Thread fiber = runner.thread;
-            if (fiber != null && Carriers.isOnItsWayBack(fiber)) {
-                return true;
+            if (fiber != null) {
+                int wayBack = Carriers.wayBack(fiber);
+                if (wayBack == Carriers.ON_ITS_WAY_BACK) {
+                    return true;
+                }
+                blocked |= wayBack == Carriers.BLOCKED_ON_MONITOR;
             }
         }
+        if (!blocked) {
+            blockedSinceNanos = 0;
+            return false;
+        }
+        long now = System.nanoTime();
+        if (blockedSinceNanos == 0) {
+            blockedSinceNanos = now;
+        }
+        if (now - blockedSinceNanos < MONITOR_GRACE_NANOS) {
+            return true;
+        }
+        blockedSinceNanos = 0;
         return false;
     }
 

@@ -451,7 +451,12 @@ final class Worker implements Runnable {
             }
         }
         checkInjectorFirst = false;
-        if (lifoPolls < MAX_LIFO_POLLS) {
+        // Exploring: when both hold a task, the seed decides whether the newest ready task (the
+        // slot) or the oldest (the queue) runs first; both are legal, and a program must not
+        // depend on which. The coin is drawn only then, never on an idle poll (whose count
+        // depends on real timing), so a seed replays.
+        if (lifoPolls < MAX_LIFO_POLLS
+                && !(scheduler.explores && lifo != null && !queue.isEmpty() && random.nextBoolean())) {
             task = takeLifo();
             if (task != null) {
                 lifoPolls++;

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.random.RandomGenerator;
 
 /**
  * FiberIo's timers: a binary min-heap of {@link Entry entries} ordered by deadline, ties in arming
@@ -203,12 +204,28 @@ public final class TimerHeap {
      * @throws NullPointerException if {@code ready} is null
      */
     public int fireDue(long nowMs, Consumer<ParkToken> ready) {
+        return fireDue(nowMs, ready, null);
+    }
+
+    /**
+     * As {@link #fireDue(long, Consumer)}, except that timers due at the same instant are readied
+     * in an order drawn from {@code tieBreaker} instead of their arming order (null keeps arming
+     * order): a simulation's seed exploring legal interleavings. The draw happens under the
+     * heap's lock, so one generator may serve every worker.
+     *
+     * @param nowMs the current time on the clock the deadlines are on
+     * @param ready what to do with each due token
+     * @param tieBreaker orders ties; null for arming order
+     * @return the number of timers fired
+     */
+    public int fireDue(long nowMs, Consumer<ParkToken> ready, RandomGenerator tieBreaker) {
         Objects.requireNonNull(ready, "ready");
         long first = earliest;
         if (first > nowMs || first == Io.NO_DEADLINE) {
             return 0;
         }
         List<ParkToken> due = new ArrayList<>();
+        List<Entry> ties = tieBreaker != null ? new ArrayList<>() : null; // only a simulation pays for it
         lock.lock();
         try {
             while (size > 0) {
@@ -218,14 +235,42 @@ public final class TimerHeap {
                     break;
                 }
                 removeAt(0);
-                due.add(root.park);
+                if (ties != null) {
+                    ties.add(root);
+                } else {
+                    due.add(root.park);
+                }
             }
             publishEarliest();
+            if (ties != null) {
+                shuffleTies(ties, tieBreaker);
+                for (Entry entry : ties) {
+                    due.add(entry.park);
+                }
+            }
         } finally {
             lock.unlock();
         }
         deliver(due, ready);
         return due.size();
+    }
+
+    /** Shuffles each run of equal deadlines in {@code entries} (sorted by deadline) with {@code random}. */
+    private static void shuffleTies(List<Entry> entries, RandomGenerator random) {
+        int start = 0;
+        while (start < entries.size()) {
+            int end = start + 1;
+            while (end < entries.size() && entries.get(end).deadlineMs == entries.get(start).deadlineMs) {
+                end++;
+            }
+            for (int i = end - 1; i > start; i--) { // Fisher-Yates over [start, end)
+                int j = start + random.nextInt(i - start + 1);
+                Entry swap = entries.get(i);
+                entries.set(i, entries.get(j));
+                entries.set(j, swap);
+            }
+            start = end;
+        }
     }
 
     /**

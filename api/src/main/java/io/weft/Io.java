@@ -232,6 +232,64 @@ public interface Io {
     }
 
     /**
+     * Throws {@link Cancelled} if the current task's cancellation is in effect (requested, and no
+     * {@linkplain #shield shield} defers it); otherwise returns at once. Never parks, never lets
+     * another task run: the cheap check for a loop that computes without suspending. Outside any
+     * task it does nothing.
+     *
+     * @throws Cancelled if the current task's cancellation is in effect
+     */
+    static void checkpoint() {
+        Task<?> task = Context.currentTask();
+        if (task != null) {
+            task.throwIfCancelled();
+        }
+    }
+
+    /**
+     * A suspend point that lets other tasks run: throws {@link Cancelled} if the current task's
+     * cancellation is in effect, else steps aside and comes back. On FiberIo the fiber goes to the
+     * back of its worker's queue (other ready tasks run first); on an inline Io, whose other tasks
+     * have already run, it fires the timers that are due. Then it checks for cancellation again.
+     *
+     * @throws Cancelled if the current task's cancellation is in effect, before or after stepping aside
+     */
+    static void yield() {
+        checkpoint();
+        if (Thread.currentThread().isVirtual()) {
+            Thread.yield(); // a fiber (or any virtual thread): its scheduler queues it behind the others
+        } else {
+            Io io = current();
+            io.poll(io.nowMs()); // a deadline of now: fires what is due, never waits
+        }
+        checkpoint();
+    }
+
+    /**
+     * Starts {@code body} as a detached task (as {@link #async} does) whose future nobody holds:
+     * fire and forget. A failure is never silent: an exception the body throws (other than its
+     * own cancellation) goes to the uncaught-exception handler of the thread that ran it (by
+     * default the JVM's default handler, which prints it).
+     *
+     * @param body the task's body
+     * @throws NullPointerException if {@code body} is null
+     */
+    static void launch(Runnable body) {
+        Objects.requireNonNull(body, "body");
+        async(() -> {
+            try {
+                body.run();
+            } catch (Cancelled cancelled) {
+                // cancelled: nothing failed (cancel() returned true to whoever asked for it)
+            } catch (RuntimeException | Error failure) {
+                Thread self = Thread.currentThread();
+                self.getUncaughtExceptionHandler().uncaughtException(self, failure);
+            }
+            return null;
+        });
+    }
+
+    /**
      * Runs {@code body} with cancellation of the current task deferred: suspend points inside it
      * do not throw {@link Cancelled}, and a cancellation requested meanwhile takes effect at the
      * first suspend point after the outermost shield exits. Shields nest (depth-counted). An

@@ -326,4 +326,29 @@ class TasksBeforeThreadsTest {
             release.set(true);
         }
     }
+
+    /** Io.yield lets the other tasks of a one-worker FiberIo run (a checkpoint alone would spin forever). */
+    @Test
+    void yieldLetsAnotherTaskRunOnTheOnlyWorker() {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            int laps = io.call(() -> {
+                AtomicBoolean flag = new AtomicBoolean();
+                Future<Integer> spinner = Io.async(() -> {
+                    int n = 0;
+                    while (!flag.get()) {
+                        Io.yield();
+                        n++;
+                    }
+                    return n;
+                });
+                Future<Boolean> setter = Io.async(() -> {
+                    flag.set(true);
+                    return true;
+                });
+                Io.yield(); // the root steps aside too: both children get the worker
+                return spinner.await() + (setter.await() ? 0 : -1_000);
+            });
+            assertTrue(laps >= 0, "the spinner saw the flag after " + laps + " yields");
+        }
+    }
 }

@@ -242,4 +242,80 @@ public abstract class CancellationContract extends IoContract {
         assertTrue(trues.get() >= 1);
         assertEquals(Future.State.CANCELLED, started.future().state());
     }
+
+    // ---------------------------------------------------------------- checkpoint, yield, launch (DESIGN §2)
+
+    @Test
+    void checkpointThrowsOnlyOnceCancellationIsInEffectAndNotUnderAShield() {
+        Io.checkpoint(); // a plain thread: nothing to check
+        Future<String> task = inIo(() -> Io.async(() -> {
+            Io.checkpoint(); // not cancelled: returns
+            Io.currentTask().orElseThrow().cancel();
+            Io.shield(Io::checkpoint); // deferred inside a shield
+            Io.checkpoint(); // in effect now
+            return "went on past a cancelled checkpoint";
+        }));
+        awaitDone(task);
+        assertEquals(Future.State.CANCELLED, task.state());
+    }
+
+    @Test
+    void yieldIsASuspendPointThatComesBackAndThrowsOnceCancelled() {
+        AtomicInteger laps = new AtomicInteger();
+        AtomicBoolean threw = new AtomicBoolean();
+        Future<Void> task = inIo(() -> Io.async(() -> {
+            for (int i = 0; i < 3; i++) {
+                Io.yield(); // not cancelled: steps aside and returns
+                laps.incrementAndGet();
+            }
+            Io.currentTask().orElseThrow().cancel();
+            try {
+                Io.yield();
+            } catch (Cancelled expected) {
+                threw.set(true);
+                throw expected;
+            }
+            return null;
+        }));
+        awaitDone(task);
+        assertEquals(3, laps.get());
+        assertTrue(threw.get(), "the yield after cancel() threw Cancelled");
+        assertEquals(Future.State.CANCELLED, task.state());
+    }
+
+    @Test
+    void aLaunchedTaskRunsDetachedAndItsFailureReachesTheUncaughtExceptionHandler() throws Exception {
+        IllegalStateException failure = new IllegalStateException("a detached failure");
+        CompletableFuture<Throwable> reported = new CompletableFuture<>();
+        CompletableFuture<String> ran = new CompletableFuture<>();
+        Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.UncaughtExceptionHandler capture = (thread, e) -> {
+            if (e == failure) {
+                reported.complete(e);
+            } else if (previous != null) {
+                previous.uncaughtException(thread, e);
+            }
+        };
+        Thread.UncaughtExceptionHandler callerOwn = Thread.currentThread().getUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler(capture); // where a fiber's failure goes
+        Thread.currentThread().setUncaughtExceptionHandler(capture); // where an inline Io's goes
+        try {
+            runInIo(() -> {
+                Io.launch(() -> ran.complete("ran"));
+                Io.launch(() -> {
+                    throw failure;
+                });
+                Io.launch(() -> {
+                    Io.currentTask().orElseThrow().cancel();
+                    Io.checkpoint(); // its own cancellation: not a failure to report
+                });
+            });
+            assertEquals("ran", ran.get(10, java.util.concurrent.TimeUnit.SECONDS));
+            assertSame(failure, reported.get(10, java.util.concurrent.TimeUnit.SECONDS));
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(previous);
+            Thread.currentThread().setUncaughtExceptionHandler(callerOwn == Thread.currentThread().getThreadGroup() ? null : callerOwn);
+        }
+        assertThrows(NullPointerException.class, () -> Io.launch(null));
+    }
 }

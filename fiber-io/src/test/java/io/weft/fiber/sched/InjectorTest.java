@@ -231,6 +231,63 @@ class InjectorTest {
         }
     }
 
+    /**
+     * Single pushes take no lock (a stack moved into the deque under the lock): each pusher's
+     * tasks, single or batched, still come out in the order it pushed them, to one popper.
+     */
+    @Test
+    void eachPushersTasksComeOutInItsOrder() throws Exception {
+        int pushers = 3;
+        int perPusher = 40_000;
+        Injector injector = new Injector();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int p = 0; p < pushers; p++) {
+            int base = p * perPusher;
+            threads.add(platform("pusher-" + p, failure, start, () -> {
+                for (int i = 0; i < perPusher; ) {
+                    if (i % 7 == 0 && i + 2 <= perPusher) {
+                        injector.pushBatch(numbered(base + i, 2), 0, 2);
+                        i += 2;
+                    } else {
+                        injector.push(new Numbered(base + i++));
+                    }
+                }
+            }));
+        }
+        int[] last = new int[pushers];
+        Arrays.fill(last, -1);
+        int[] count = {0};
+        threads.add(platform("popper", failure, start, () -> {
+            Runnable[] into = new Runnable[Injector.MAX_BATCH];
+            while (count[0] < pushers * perPusher && failure.get() == null) {
+                int n = injector.popBatch(into, Math.max(1, Injector.fairShare(injector.size(), 1)));
+                for (int i = 0; i < n; i++) {
+                    int id = ((Numbered) into[i]).id();
+                    int pusher = id / perPusher;
+                    if (id <= last[pusher]) {
+                        throw new AssertionError("pusher " + pusher + ": " + id + " came out after " + last[pusher]);
+                    }
+                    last[pusher] = id;
+                }
+                count[0] += n;
+                if (n == 0) {
+                    Thread.onSpinWait();
+                }
+            }
+        }));
+        start.countDown();
+        for (Thread thread : threads) {
+            assertTrue(thread.join(Duration.ofSeconds(50)), thread + " did not finish");
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("a thread failed", failure.get());
+        }
+        assertEquals(pushers * perPusher, count[0]);
+        assertTrue(injector.isEmpty());
+    }
+
     /** Starts a platform thread that waits for {@code start}, runs {@code body}, records a failure. */
     static Thread platform(
             String name, AtomicReference<Throwable> failure, CountDownLatch start, Runnable body) {

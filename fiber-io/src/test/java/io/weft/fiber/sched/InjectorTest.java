@@ -178,21 +178,7 @@ class InjectorTest {
         CountDownLatch start = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
 
-        for (int p = 0; p < pushers; p++) {
-            int base = p * perPusher;
-            threads.add(platform("pusher-" + p, failure, start, () -> {
-                int i = 0;
-                while (i < perPusher) {
-                    if (i % 5 == 0 && i + 3 <= perPusher) {
-                        injector.pushBatch(numbered(base + i, 3), 0, 3);
-                        i += 3;
-                    } else {
-                        injector.push(new Numbered(base + i));
-                        i++;
-                    }
-                }
-            }));
-        }
+        addPushers(threads, injector, pushers, perPusher, 5, 3, failure, start);
         for (int c = 0; c < poppers; c++) {
             boolean batches = c % 2 == 0;
             threads.add(platform("popper-" + c, failure, start, () -> {
@@ -217,13 +203,7 @@ class InjectorTest {
             }));
         }
 
-        start.countDown();
-        for (Thread thread : threads) {
-            assertTrue(thread.join(Duration.ofSeconds(50)), thread + " did not finish");
-        }
-        if (failure.get() != null) {
-            throw new AssertionError("a worker thread failed", failure.get());
-        }
+        runAll(threads, failure, start);
         assertEquals(total, popped.get());
         assertTrue(injector.isEmpty());
         for (int i = 0; i < total; i++) {
@@ -243,19 +223,7 @@ class InjectorTest {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CountDownLatch start = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
-        for (int p = 0; p < pushers; p++) {
-            int base = p * perPusher;
-            threads.add(platform("pusher-" + p, failure, start, () -> {
-                for (int i = 0; i < perPusher; ) {
-                    if (i % 7 == 0 && i + 2 <= perPusher) {
-                        injector.pushBatch(numbered(base + i, 2), 0, 2);
-                        i += 2;
-                    } else {
-                        injector.push(new Numbered(base + i++));
-                    }
-                }
-            }));
-        }
+        addPushers(threads, injector, pushers, perPusher, 7, 2, failure, start);
         int[] last = new int[pushers];
         Arrays.fill(last, -1);
         int[] count = {0};
@@ -277,6 +245,35 @@ class InjectorTest {
                 }
             }
         }));
+        runAll(threads, failure, start);
+        assertEquals(pushers * perPusher, count[0]);
+        assertTrue(injector.isEmpty());
+    }
+
+    /**
+     * Adds {@code pushers} threads pushing ids {@code p * perPusher ..} in order: every
+     * {@code batchEvery}-th id starts a pushBatch of {@code batchSize}, the others are single pushes.
+     */
+    static void addPushers(List<Thread> threads, Injector injector, int pushers, int perPusher, int batchEvery,
+            int batchSize, AtomicReference<Throwable> failure, CountDownLatch start) {
+        for (int p = 0; p < pushers; p++) {
+            int base = p * perPusher;
+            threads.add(platform("pusher-" + p, failure, start, () -> {
+                for (int i = 0; i < perPusher; ) {
+                    if (i % batchEvery == 0 && i + batchSize <= perPusher) {
+                        injector.pushBatch(numbered(base + i, batchSize), 0, batchSize);
+                        i += batchSize;
+                    } else {
+                        injector.push(new Numbered(base + i++));
+                    }
+                }
+            }));
+        }
+    }
+
+    /** Opens {@code start}, waits for every thread, and fails with the first thread's failure. */
+    static void runAll(List<Thread> threads, AtomicReference<Throwable> failure, CountDownLatch start)
+            throws InterruptedException {
         start.countDown();
         for (Thread thread : threads) {
             assertTrue(thread.join(Duration.ofSeconds(50)), thread + " did not finish");
@@ -284,8 +281,6 @@ class InjectorTest {
         if (failure.get() != null) {
             throw new AssertionError("a thread failed", failure.get());
         }
-        assertEquals(pushers * perPusher, count[0]);
-        assertTrue(injector.isEmpty());
     }
 
     /** Starts a platform thread that waits for {@code start}, runs {@code body}, records a failure. */

@@ -251,19 +251,7 @@ class TasksBeforeThreadsTest {
         FiberIo io = FiberIo.builder().workers(1).build();
         AtomicBoolean release = new AtomicBoolean();
         AtomicInteger bodiesRun = new AtomicInteger();
-        AtomicBoolean spinning = new AtomicBoolean();
-        List<Future<Integer>> queued = new java.util.concurrent.CopyOnWriteArrayList<>();
-        io.run(() -> Io.async(() -> {
-            for (int i = 0; i < 10; i++) {
-                queued.add(Io.async(() -> bodiesRun.incrementAndGet())); // queued behind this task
-            }
-            spinning.set(true);
-            while (!release.get()) {
-                Thread.onSpinWait(); // holds the only worker; no suspend point, so a cancel waits
-            }
-            return null;
-        }));
-        await().untilTrue(spinning);
+        List<Future<Integer>> queued = queueBehindASpinner(io, 10, bodiesRun::incrementAndGet, release);
         Thread closer = Thread.ofPlatform().start(io::close);
         await().until(() -> io.toString().contains(", closed")); // close has begun (a spawn would now be refused)
         release.set(true);
@@ -308,20 +296,10 @@ class TasksBeforeThreadsTest {
     void tasksQueuedOnAStuckWorkerAreCancelledWhenCloseGivesUp() {
         FiberIo io = FiberIo.builder().workers(1).build();
         AtomicBoolean release = new AtomicBoolean();
-        AtomicBoolean spinning = new AtomicBoolean();
-        AtomicReference<Future<Integer>> queued = new AtomicReference<>();
         try {
-            io.run(() -> Io.async(() -> {
-                queued.set(Io.async(() -> 1)); // behind this task on the only worker
-                spinning.set(true);
-                while (!release.get()) {
-                    Thread.onSpinWait(); // ignores its cancel: no suspend point
-                }
-                return null;
-            }));
-            await().untilTrue(spinning);
+            List<Future<Integer>> queued = queueBehindASpinner(io, 1, () -> 1, release);
             io.shutdown(Duration.ofMillis(200));
-            assertEquals(Future.State.CANCELLED, queued.get().state(), "settled when the workers were stopped");
+            assertEquals(Future.State.CANCELLED, queued.get(0).state(), "settled when the workers were stopped");
         } finally {
             release.set(true);
         }
@@ -350,5 +328,28 @@ class TasksBeforeThreadsTest {
             });
             assertTrue(laps >= 0, "the spinner saw the flag after " + laps + " yields");
         }
+    }
+
+    /**
+     * On a one-worker {@code io}, starts a task that spawns {@code count} tasks running {@code body}
+     * (queued behind it) and then spins until {@code release}: it holds the only worker, and having
+     * no suspend point it ignores a cancel. Returns the queued tasks once it spins.
+     */
+    private static List<Future<Integer>> queueBehindASpinner(FiberIo io, int count, java.util.concurrent.Callable<Integer> body,
+            AtomicBoolean release) {
+        AtomicBoolean spinning = new AtomicBoolean();
+        List<Future<Integer>> queued = new java.util.concurrent.CopyOnWriteArrayList<>();
+        io.run(() -> Io.async(() -> {
+            for (int i = 0; i < count; i++) {
+                queued.add(Io.async(body));
+            }
+            spinning.set(true);
+            while (!release.get()) {
+                Thread.onSpinWait();
+            }
+            return null;
+        }));
+        await().untilTrue(spinning);
+        return queued;
     }
 }

@@ -5,12 +5,14 @@
  * <p>The default {@code Io} (used when none is installed) is found with {@link java.util.ServiceLoader};
  * {@code weft-blocking-io} provides it.
  */
-@SuppressWarnings("module") // the qualified export names io.weft.fiber, which is built after this module
+@SuppressWarnings("module") // the qualified export names modules built after this one
 module io.weft {
     exports io.weft;
     // HelpsAwaiters, RootTasks and Task, for an Io that runs awaited tasks in place (join helping),
-    // runs Io.with bodies as root tasks, and counts and cancels the tasks it runs
-    exports io.weft.internal to io.weft.fiber;
+    // runs Io.with bodies as root tasks, and counts and cancels the tasks it runs; SideThreads and
+    // Context, for an inline Io whose virtual clock keeps the threads beside its callers in turns,
+    // and for the combinators that start such threads
+    exports io.weft.internal to io.weft.fiber, io.weft.blocking, io.weft.combinators;
 
     uses io.weft.Io;
 }

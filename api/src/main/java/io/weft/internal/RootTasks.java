@@ -42,7 +42,17 @@ public final class RootTasks {
      */
     public static <T> T call(Io io, Callable<T> body) {
         if (REGISTERED.find(io.getClass()) == null) {
-            return Context.with(io).call(() -> Unchecked.call(body));
+            SideThreads world = SideThreads.of(io);
+            if (world == null) {
+                return Context.with(io).call(() -> Unchecked.call(body));
+            }
+            try {
+                return Context.with(io).call(() -> Unchecked.call(body));
+            } finally {
+                if (Context.currentIo() != io) {
+                    world.leaving(io); // the outermost binding of io on this thread ended
+                }
+            }
         }
         Task<?> current = Context.currentTask();
         if (current != null && current.io() == io) {

@@ -4,6 +4,7 @@ import io.weft.Io;
 import io.weft.ParkToken;
 import io.weft.RawTask;
 import io.weft.TimerHandle;
+import io.weft.internal.SideThreads;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -22,9 +23,16 @@ import java.util.concurrent.locks.LockSupport;
  *       by the waiting thread itself) or by another thread.
  *   <li>The clock is real ({@link System#nanoTime}) by default. With {@link Builder#virtualClock()}
  *       it is virtual: it starts at zero and, whenever a waiting thread's token is not ready and
- *       a timer is pending, jumps straight to the earliest deadline. It cannot know that another
- *       thread is about to ready the waiter, so it is meant for single-threaded programs, tests
- *       and simulations: hours of sleeps take no time.
+ *       a timer is pending, jumps straight to the earliest deadline. It cannot know that an
+ *       unrelated thread is about to ready the waiter, so it is meant for single-threaded programs,
+ *       tests and simulations: hours of sleeps take no time.
+ *   <li>Threads that Weft starts beside the caller (a {@code Reactive.produce} producer's own
+ *       thread) are part of the program: on the virtual clock they take turns with the threads
+ *       inside {@code Io.with(io)}, one running at a time, handing over only where one waits in
+ *       this Io, and the clock jumps only when all of them wait. A program that uses them prints
+ *       the same trace on every run. The flip side: while such a thread is alive, a thread inside
+ *       {@code Io.with(io)} must not block outside the Io (a {@code CountDownLatch}, a
+ *       {@code Thread.join}) waiting for it, since it holds the turn the other one needs.
  * </ul>
  *
  * {@snippet :
@@ -49,14 +57,37 @@ public final class BlockingIo implements Io {
      * first; its token's owner is unparked by the ready. A timer armed for another thread's token
      * unparks that owner so it recomputes how long to wait.
      *
+     * Virtual clock: waits go through Turns instead (the turns of the threads beside the caller,
+     * and the clock jumps they allow); poll() keeps the plain rule. See Turns' notes.
+     *
      * Alternatives: per-thread timer queues would avoid cross-thread wake-ups, but a token may be
      * armed from any thread; one queue is simpler and BlockingIo is not a throughput runtime.
      */
+
+    static {
+        SideThreads.register(BlockingIo.class, new SideThreads() {
+            @Override
+            public Thread start(Io io, String name, Runnable body) {
+                Turns turns = ((BlockingIo) io).turns;
+                return turns != null ? turns.start(name, body) : Thread.ofVirtual().name(name).start(body);
+            }
+
+            @Override
+            public void leaving(Io io) {
+                Turns turns = ((BlockingIo) io).turns;
+                if (turns != null) {
+                    turns.leaving();
+                }
+            }
+        });
+    }
 
     private final TimerQueue timers = new TimerQueue();
     private final long originNanos;
     /** The virtual clock's time, or null for the real clock. Advanced by waiting threads. */
     private final AtomicLong virtualNow;
+    /** With a virtual clock, the turns its threads take; null on the real clock. */
+    private final Turns turns;
 
     /**
      * Creates a BlockingIo on the real clock; the same as {@link #create()}. Public so that
@@ -69,6 +100,22 @@ public final class BlockingIo implements Io {
     private BlockingIo(boolean virtualClock) {
         this.originNanos = System.nanoTime();
         this.virtualNow = virtualClock ? new AtomicLong() : null;
+        this.turns = virtualClock ? new Turns(this, new Turns.Clock() {
+            @Override
+            public int fireDue() {
+                return BlockingIo.this.fireDue();
+            }
+
+            @Override
+            public long nextDeadline() {
+                return timers.nextDeadline();
+            }
+
+            @Override
+            public void jumpTo(long deadlineMs) {
+                virtualNow.accumulateAndGet(deadlineMs, Math::max);
+            }
+        }) : null;
     }
 
     /**
@@ -134,7 +181,16 @@ public final class BlockingIo implements Io {
     @Override
     public void suspendRaw(ParkToken park) {
         Objects.requireNonNull(park, "park");
-        park.suspend(() -> waitStep(park));
+        Turns t = turns;
+        if (t == null) {
+            park.suspend(() -> waitStep(park));
+            return;
+        }
+        try {
+            park.suspend(() -> t.waitStep(park));
+        } finally {
+            t.resume();
+        }
     }
 
     @Override

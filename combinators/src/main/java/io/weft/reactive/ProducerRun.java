@@ -4,6 +4,7 @@ import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Io;
 import io.weft.ParkToken;
+import io.weft.internal.SideThreads;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -52,8 +53,11 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
      * demand would block the thread that is supposed to call request(): a deadlock for any
      * subscriber that requests later from the same thread (the TCK's, a UI loop's). So when the
      * spawned task finds itself running on the subscribing thread during the spawn, it hands the
-     * producer to a virtual thread of its own (with the same Io installed) and returns. No Io
-     * implementation is named: any Io that runs tasks inline is detected the same way.
+     * producer to a thread of its own (with the same Io installed) and returns. No Io
+     * implementation is named: any Io that runs tasks inline is detected the same way. The thread
+     * comes from SideThreads: a JDK virtual thread, or, where the Io keeps a world of its own (a
+     * virtual-clock BlockingIo), a thread that takes turns with the subscriber's, so a simulated
+     * program stays deterministic.
      */
 
     private static final Object CANCELLED = new Object() {
@@ -117,7 +121,7 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
             return produce();
         }
         try {
-            Thread.ofVirtual().name("weft-producer").start(() -> {
+            SideThreads.startFor(io, "weft-producer", () -> {
                 try {
                     Io.with(io).run(() -> Io.async(this::produce));
                 } catch (RuntimeException | Error e) {

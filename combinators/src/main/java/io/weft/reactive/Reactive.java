@@ -39,7 +39,9 @@ import org.reactivestreams.Publisher;
  * is a fiber. On an Io that runs tasks inline (BlockingIo) running it inline would block the
  * subscriber's own thread at the first emit without demand, so each subscription's producer gets
  * a virtual thread of its own, with that Io installed; the subscriber's thread is never blocked by
- * subscribe or request.
+ * subscribe or request. On a BlockingIo with a virtual clock, that thread takes turns with the
+ * threads inside {@code Io.with(io)}, so a simulated program that consumes a producer runs the
+ * same way every time.
  */
 public final class Reactive {
     /** The prefetch of {@link #awaitLast} and {@link #collect}. */

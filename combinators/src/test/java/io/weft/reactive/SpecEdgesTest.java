@@ -24,8 +24,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -148,16 +146,8 @@ class SpecEdgesTest {
         return m.find() ? Integer.parseInt(m.group(1)) : 0;
     }
 
-    /**
-     * Every Io but BlockingIo with a virtual clock: there the producer's own thread and the
-     * receiver both move the one clock (see {@link Reactive}), so the deadlines race.
-     */
-    static Stream<Named<Ios.Kind>> singleClockOwner() {
-        return Ios.all().filter(named -> !(named.getPayload().inline() && named.getPayload().virtualClock()));
-    }
-
     @ParameterizedTest
-    @MethodSource("singleClockOwner")
+    @MethodSource("io.weft.testing.Ios#all")
     void aReceiveUnderATimeoutLeavesTheStreamOpen(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
             List<Long> seen = opened.call(() -> {

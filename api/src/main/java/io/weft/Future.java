@@ -61,9 +61,12 @@ public interface Future<T> {
     T await();
 
     /**
-     * Like {@link #await()}, but gives up after {@code timeout} on the installed Io's clock. Giving
-     * up does not cancel this future. A timed await ends by itself, so it is never reported as an
-     * await cycle; a task awaiting its own future this way simply times out.
+     * Like {@link #await()}, but gives up after {@code timeout} on the installed Io's clock (on a
+     * plain thread with nothing installed, the clock of the Io this future's task runs on, so no
+     * default Io is needed). Giving up does not cancel this future. A timed await ends by itself,
+     * so it is never reported as an await cycle, however long its timeout; a task awaiting its own
+     * future this way simply times out (with a timeout too long to represent, it waits until it is
+     * cancelled).
      *
      * @param timeout how long to wait at most; zero or negative only looks
      * @return the value

@@ -34,15 +34,18 @@ final class Awaiting {
     private Awaiting() {}
 
     /**
-     * Parks the caller until {@code awaited} is done or {@code deadlineMs} passes on {@code clock}'s
-     * clock (ignored when the deadline is NO_DEADLINE). Returns whether the task is done.
+     * Parks the caller until {@code awaited} is done or, for a timed await, {@code deadlineMs}
+     * passes on {@code clock}'s clock (a deadline of NO_DEADLINE never passes: a timeout so long it
+     * saturates). Returns whether the task is done. Only an untimed await is checked for awaiting
+     * itself or closing a cycle, and only it helps: a timed one ends by itself, however far away its
+     * deadline.
      */
-    static boolean awaitDone(Task<?> awaited, long deadlineMs, Io clock) {
+    static boolean awaitDone(Task<?> awaited, long deadlineMs, Io clock, boolean timed) {
         if (awaited.isDone()) {
             return true;
         }
         Task<?> me = Context.currentTask();
-        boolean forever = deadlineMs == Io.NO_DEADLINE;
+        boolean forever = !timed;
         if (forever && me != null) {
             if (me == awaited) {
                 throw new IllegalStateException(awaited + " awaits its own future: it would never finish");

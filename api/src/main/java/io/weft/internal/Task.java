@@ -391,7 +391,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     @Override
     public T await() {
-        Awaiting.awaitDone(this, Io.NO_DEADLINE, null);
+        Awaiting.awaitDone(this, Io.NO_DEADLINE, null, false);
         return report();
     }
 
@@ -403,9 +403,11 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         if (isDone()) {
             return report();
         }
-        Io clockIo = Io.current();
+        // the caller's clock; a plain thread with nothing installed uses this future's own Io
+        // (no default Io needed), and only a future of no Io falls back to the default
+        Io clockIo = io != null && Context.currentIo() == null && Context.currentTask() == null ? io : Io.current();
         long deadline = Durations.deadline(clockIo.nowMs(), timeout);
-        if (!Awaiting.awaitDone(this, deadline, clockIo)) {
+        if (!Awaiting.awaitDone(this, deadline, clockIo, true)) {
             throw new TimedOut(this + " was not done after " + timeout);
         }
         return report();
@@ -413,7 +415,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     /** Waits until done, ignoring the outcome; the loser-joining half of raceAndJoin. */
     void join() {
-        Awaiting.awaitDone(this, Io.NO_DEADLINE, null);
+        Awaiting.awaitDone(this, Io.NO_DEADLINE, null, false);
     }
 
     /** Whether the task has not started (nor been cancelled before it did). */

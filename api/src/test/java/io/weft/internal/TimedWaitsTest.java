@@ -131,6 +131,47 @@ class TimedWaitsTest {
         assertSame("eventually", outcome.get());
     }
 
+    @Test
+    void aTaskAwaitingItsOwnFutureWithAHugeTimeoutWaitsLikeATimedAwaitInsteadOfFailing() throws InterruptedException {
+        DeferredIo io = new DeferredIo();
+        Task<String> self = io.async(() -> {
+            Future<?> me = Io.currentTask().orElseThrow();
+            me.await(Duration.ofSeconds(Long.MAX_VALUE)); // saturates to "no deadline", but is still timed
+            return "unreachable";
+        });
+        Thread runner = io.runNextOnNewThread("self-awaiter");
+        DeferredIo.awaitParkedOnToken(runner); // before the fix: failed at once as a self-await
+        self.cancel();
+        assertTrue(runner.join(JOIN));
+        assertEquals(State.CANCELLED, self.state());
+    }
+
+    @Test
+    void aTimedAwaitFromAPlainThreadWithNothingInstalledUsesTheFuturesOwnIo() throws InterruptedException {
+        DeferredIo io = new DeferredIo(); // no default Io on this module's test path
+        Task<String> queued = io.async(() -> "ran");
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread awaiter = Thread.ofPlatform().name("plain").daemon().start(() -> {
+            try {
+                outcome.set(queued.await(Duration.ofMillis(5)));
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+        });
+        DeferredIo.awaitParkedOnToken(awaiter); // before the fix: IllegalStateException, no default Io
+        assertEquals(1, io.armedTimers(), "the deadline is on the future's Io's clock");
+        io.advance(5);
+        assertTrue(awaiter.join(JOIN));
+        assertInstanceOf(TimedOut.class, outcome.get());
+
+        Thread second = Thread.ofPlatform().name("plain-2").daemon().start(() -> outcome.set(queued.await(Duration.ofMillis(5))));
+        DeferredIo.awaitParkedOnToken(second);
+        io.runNext();
+        assertTrue(second.join(JOIN));
+        assertEquals("ran", outcome.get());
+        assertEquals(0, io.armedTimers());
+    }
+
     /** Calls {@code body} with {@code io} installed on a new plain thread; its value or exception lands in {@code outcome}. */
     private static Thread awaitOnNewThread(DeferredIo io, Callable<String> body, AtomicReference<Object> outcome) {
         return Thread.ofPlatform().name("awaiter").daemon().start(() -> {

@@ -1,6 +1,7 @@
 package io.weft.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -259,6 +260,31 @@ public abstract class AsyncAwaitContract extends IoContract {
         assertTrue(io.nowMs() >= start + 30, "gave up before the timeout on the Io's clock");
         assertTrue(e.getMessage().contains("PT0.03S"), e.getMessage());
         assertEquals(Future.State.PENDING, never.state());
+    }
+
+    @Test
+    void aTaskAwaitingItsOwnFutureWithATimeoutTooLongToRepresentWaitsUntilCancelled() {
+        Started<Object> self = startElsewhere(() -> Io.currentTask().orElseThrow().await(Duration.ofSeconds(Long.MAX_VALUE)));
+        self.awaitParked(); // a timed await: not a self-await error, however far its deadline
+        assertFalse(self.future().isDone(), String.valueOf(self.future()));
+        self.future().cancel();
+        awaitDone(self.future());
+        assertEquals(Future.State.CANCELLED, self.future().state());
+    }
+
+    @Test
+    void aTimedAwaitFromAPlainThreadUsesTheClockOfTheFuturesIo() {
+        Started<Void> parked = startElsewhere(IoContract::parkUntilCancelled);
+        parked.awaitParked();
+        Future<Void> pending = parked.future();
+        long start = io.nowMs();
+        // nothing installed on this thread: the deadline is on the task's Io's clock (on a virtual
+        // clock an hour passes at once; on a real one, the test waits 30 ms)
+        Duration timeout = hasVirtualClock() ? Duration.ofHours(1) : Duration.ofMillis(30);
+        assertThrows(TimedOut.class, () -> pending.await(timeout));
+        assertTrue(io.nowMs() >= start + timeout.toMillis(), io.nowMs() + " < " + start + " + " + timeout);
+        pending.cancel();
+        awaitDone(pending);
     }
 
     @Test

@@ -151,6 +151,11 @@ public interface Io {
      * on whatever thread it runs. {@code BlockingIo} runs the body inline before this returns;
      * {@code FiberIo} runs it on a fiber. Spawning is not a suspend point.
      *
+     * <p>A failure is kept in the future for whoever awaits it, and reported nowhere else: a task
+     * whose future nobody awaits (or checks) fails unseen. For work whose result nobody wants, use
+     * {@link #launch}, which reports a failure to a handler; for a group of tasks, a structured
+     * scope, whose {@code join} rethrows its children's failures.
+     *
      * @param body the task's body; its value becomes the future's value, its exception the
      *     future's failure ({@link Cancelled} makes it cancelled)
      * @param <T> the value's type
@@ -268,8 +273,15 @@ public interface Io {
     /**
      * Starts {@code body} as a detached task (as {@link #async} does) whose future nobody holds:
      * fire and forget. A failure is never silent: an exception the body throws (other than its
-     * own cancellation) goes to the uncaught-exception handler of the thread that ran it (by
-     * default the JVM's default handler, which prints it).
+     * own cancellation) goes to the task's Io's {@linkplain #uncaughtExceptionHandler() handler}
+     * if it has one, else to the uncaught-exception handler of the thread that ran it (by default
+     * the JVM's default handler, which prints it). As with threads, an exception the handler
+     * itself throws is ignored.
+     *
+     * {@snippet :
+     * Io io = FiberIo.builder().uncaughtExceptionHandler((thread, e) -> log.error("lost", e)).build();
+     * Io.with(io).run(() -> Io.launch(() -> audit.write(event)));   // a failure is logged
+     * }
      *
      * @param body the task's body
      * @throws NullPointerException if {@code body} is null
@@ -283,10 +295,26 @@ public interface Io {
                 // cancelled: nothing failed (cancel() returned true to whoever asked for it)
             } catch (RuntimeException | Error failure) {
                 Thread self = Thread.currentThread();
-                self.getUncaughtExceptionHandler().uncaughtException(self, failure);
+                Thread.UncaughtExceptionHandler handler = current().uncaughtExceptionHandler();
+                try {
+                    (handler != null ? handler : self.getUncaughtExceptionHandler()).uncaughtException(self, failure);
+                } catch (RuntimeException | Error ignored) {
+                    // as the JVM does for a thread's handler: a throwing handler is ignored
+                }
             }
             return null;
         });
+    }
+
+    /**
+     * Returns where this Io reports failures that no caller can observe: those of detached tasks
+     * ({@link #launch}). Null (the default) means the uncaught-exception handler of the thread
+     * that ran the task. Implementations let it be configured when the Io is built.
+     *
+     * @return the handler, or null for the running thread's own
+     */
+    default Thread.UncaughtExceptionHandler uncaughtExceptionHandler() {
+        return null;
     }
 
     /**

@@ -88,16 +88,18 @@ public final class BlockingIo implements Io {
     private final AtomicLong virtualNow;
     /** With a virtual clock, the turns its threads take; null on the real clock. */
     private final Turns turns;
+    private final Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
 
     /**
      * Creates a BlockingIo on the real clock; the same as {@link #create()}. Public so that
      * {@link java.util.ServiceLoader} can make the default Io on the class path.
      */
     public BlockingIo() {
-        this(false);
+        this(false, null);
     }
 
-    private BlockingIo(boolean virtualClock) {
+    private BlockingIo(boolean virtualClock, Thread.UncaughtExceptionHandler uncaughtExceptionHandler) {
+        this.uncaughtExceptionHandler = uncaughtExceptionHandler;
         this.originNanos = System.nanoTime();
         this.virtualNow = virtualClock ? new AtomicLong() : null;
         this.turns = virtualClock ? new Turns(this, new Turns.Clock() {
@@ -124,7 +126,7 @@ public final class BlockingIo implements Io {
      * @return a new BlockingIo
      */
     public static BlockingIo create() {
-        return new BlockingIo(false);
+        return new BlockingIo(false, null);
     }
 
     /**
@@ -139,6 +141,7 @@ public final class BlockingIo implements Io {
     /** Builds a {@link BlockingIo}. Not thread-safe; use one builder per thread. */
     public static final class Builder {
         private boolean virtualClock;
+        private Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
 
         private Builder() {}
 
@@ -154,12 +157,24 @@ public final class BlockingIo implements Io {
         }
 
         /**
+         * Sets where failures of detached tasks ({@link Io#launch}) go; by default the
+         * uncaught-exception handler of the thread that ran the task (the caller's, inline).
+         *
+         * @param handler the handler
+         * @return this builder
+         */
+        public Builder uncaughtExceptionHandler(Thread.UncaughtExceptionHandler handler) {
+            this.uncaughtExceptionHandler = Objects.requireNonNull(handler, "handler");
+            return this;
+        }
+
+        /**
          * Builds the BlockingIo.
          *
          * @return a new BlockingIo
          */
         public BlockingIo build() {
-            return new BlockingIo(virtualClock);
+            return new BlockingIo(virtualClock, uncaughtExceptionHandler);
         }
     }
 
@@ -211,6 +226,11 @@ public final class BlockingIo implements Io {
         waitUntil(next, null);
         fireDue();
         return timers.nextDeadline();
+    }
+
+    @Override
+    public Thread.UncaughtExceptionHandler uncaughtExceptionHandler() {
+        return uncaughtExceptionHandler;
     }
 
     @Override

@@ -13,9 +13,11 @@ import org.junit.jupiter.api.Nested;
 
 /** The whole conformance kit on BlockingIo, on its real clock and on its virtual clock. */
 class BlockingIoConformanceTest {
-    static final IoUnderTest REAL_CLOCK = IoUnderTest.inline(BlockingIo::create);
+    static final IoUnderTest REAL_CLOCK = IoUnderTest.inline(BlockingIo::create)
+            .withUncaughtExceptionHandler(h -> BlockingIo.builder().uncaughtExceptionHandler(h).build());
     static final IoUnderTest VIRTUAL_CLOCK =
-            IoUnderTest.inline(() -> BlockingIo.builder().virtualClock().build()).withVirtualClock();
+            IoUnderTest.inline(() -> BlockingIo.builder().virtualClock().build()).withVirtualClock()
+                    .withUncaughtExceptionHandler(h -> BlockingIo.builder().virtualClock().uncaughtExceptionHandler(h).build());
 
     /** The kit on the real clock. */
     @Nested

@@ -128,6 +128,7 @@ public final class FiberIo implements Io, AutoCloseable {
     private final Scheduler scheduler;
     private final boolean virtualClock;
     private final Duration closeTimeout;
+    private final Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
     private final String name;
     private volatile boolean closing;
     private volatile boolean closed;
@@ -140,6 +141,7 @@ public final class FiberIo implements Io, AutoCloseable {
         Carriers.checkAvailable();
         this.virtualClock = builder.virtualClock;
         this.closeTimeout = builder.closeTimeout;
+        this.uncaughtExceptionHandler = builder.uncaughtExceptionHandler;
         this.name = builder.name != null ? builder.name : "weft-" + INSTANCES.incrementAndGet();
         Clock clock = virtualClock ? Clock.virtual() : Clock.real();
         this.scheduler = new Scheduler(builder.workers, builder.runQueueCapacity, clock, builder.seed,
@@ -175,6 +177,7 @@ public final class FiberIo implements Io, AutoCloseable {
         private Duration closeTimeout = Duration.ofSeconds(5);
         private String name;
         private boolean spinBeforeParking = true;
+        private Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
 
         private Builder() {}
 
@@ -291,6 +294,18 @@ public final class FiberIo implements Io, AutoCloseable {
         }
 
         /**
+         * Sets where failures of detached tasks ({@link Io#launch}) go; by default the
+         * uncaught-exception handler of the fiber that ran the task (the JVM's default handler).
+         *
+         * @param handler the handler
+         * @return this builder
+         */
+        public Builder uncaughtExceptionHandler(Thread.UncaughtExceptionHandler handler) {
+            this.uncaughtExceptionHandler = Objects.requireNonNull(handler, "handler");
+            return this;
+        }
+
+        /**
          * Builds and starts the FiberIo.
          *
          * @return a running FiberIo
@@ -398,6 +413,11 @@ public final class FiberIo implements Io, AutoCloseable {
             LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(until - now));
         }
         return scheduler.nextDeadline();
+    }
+
+    @Override
+    public Thread.UncaughtExceptionHandler uncaughtExceptionHandler() {
+        return uncaughtExceptionHandler;
     }
 
     @Override

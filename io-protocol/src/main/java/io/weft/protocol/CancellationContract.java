@@ -2,10 +2,12 @@ package io.weft.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.weft.Cancelled;
 import io.weft.Future;
@@ -317,5 +319,41 @@ public abstract class CancellationContract extends IoContract {
             Thread.currentThread().setUncaughtExceptionHandler(callerOwn == Thread.currentThread().getThreadGroup() ? null : callerOwn);
         }
         assertThrows(NullPointerException.class, () -> Io.launch(null));
+    }
+    @Test
+    void aLaunchedTasksFailureGoesToItsIosOwnHandlerWhenItHasOne() throws Exception {
+        assumeTrue(subject().withHandler() != null, "no configurable handler");
+        IllegalStateException failure = new IllegalStateException("a detached failure");
+        CompletableFuture<Thread> reported = new CompletableFuture<>();
+        List<Throwable> elsewhere = new CopyOnWriteArrayList<>();
+        Io withHandler = subject().withHandler().apply((thread, e) -> {
+            if (e == failure) {
+                reported.complete(thread);
+            }
+            throw new IllegalStateException("a throwing handler is ignored");
+        });
+        Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.UncaughtExceptionHandler callerOwn = Thread.currentThread().getUncaughtExceptionHandler();
+        Thread.UncaughtExceptionHandler wrong = (thread, e) -> elsewhere.add(e);
+        Thread.setDefaultUncaughtExceptionHandler(wrong);
+        Thread.currentThread().setUncaughtExceptionHandler(wrong);
+        try {
+            CompletableFuture<String> after = new CompletableFuture<>();
+            Io.with(withHandler).run(() -> {
+                Io.launch(() -> {
+                    throw failure;
+                });
+                Io.launch(() -> after.complete("the Io runs on after its handler threw"));
+            });
+            assertNotNull(reported.get(10, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals("the Io runs on after its handler threw", after.get(10, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(List.of(), elsewhere, "the thread's handlers saw it too");
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(previous);
+            Thread.currentThread().setUncaughtExceptionHandler(callerOwn == Thread.currentThread().getThreadGroup() ? null : callerOwn);
+            if (withHandler instanceof AutoCloseable closeable) {
+                closeable.close();
+            }
+        }
     }
 }

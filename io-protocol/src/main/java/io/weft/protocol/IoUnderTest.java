@@ -2,6 +2,7 @@ package io.weft.protocol;
 
 import io.weft.Io;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -20,8 +21,12 @@ import java.util.function.Supplier;
  * @param factory makes a fresh Io for each test (closed after it if {@link AutoCloseable})
  * @param runsTasksInline whether {@code Io.async} runs the body to completion before returning
  * @param hasVirtualClock whether the clock is virtual (jumps to the next timer when idle)
+ * @param withHandler makes a fresh Io like {@code factory} whose
+ *     {@link Io#uncaughtExceptionHandler()} is the given handler; null if the Io has no way to
+ *     configure one (the contracts that need it are then skipped)
  */
-public record IoUnderTest(Supplier<? extends Io> factory, boolean runsTasksInline, boolean hasVirtualClock) {
+public record IoUnderTest(Supplier<? extends Io> factory, boolean runsTasksInline, boolean hasVirtualClock,
+        Function<Thread.UncaughtExceptionHandler, ? extends Io> withHandler) {
 
     /**
      * Checks the factory.
@@ -29,9 +34,32 @@ public record IoUnderTest(Supplier<? extends Io> factory, boolean runsTasksInlin
      * @param factory makes a fresh Io for each test
      * @param runsTasksInline whether {@code Io.async} runs the body before returning
      * @param hasVirtualClock whether the clock is virtual
+     * @param withHandler makes an Io with a given uncaught-exception handler, or null
      */
     public IoUnderTest {
         Objects.requireNonNull(factory, "factory");
+    }
+
+    /**
+     * An Io under test without a configurable handler.
+     *
+     * @param factory makes a fresh Io for each test
+     * @param runsTasksInline whether {@code Io.async} runs the body before returning
+     * @param hasVirtualClock whether the clock is virtual
+     */
+    public IoUnderTest(Supplier<? extends Io> factory, boolean runsTasksInline, boolean hasVirtualClock) {
+        this(factory, runsTasksInline, hasVirtualClock, null);
+    }
+
+    /**
+     * The same, with a way to make the Io with a given uncaught-exception handler (for the
+     * contracts on detached tasks' failures).
+     *
+     * @param withHandler makes a fresh Io, configured like {@code factory}'s, with that handler
+     * @return a copy with {@code withHandler}
+     */
+    public IoUnderTest withUncaughtExceptionHandler(Function<Thread.UncaughtExceptionHandler, ? extends Io> withHandler) {
+        return new IoUnderTest(factory, runsTasksInline, hasVirtualClock, Objects.requireNonNull(withHandler, "withHandler"));
     }
 
     /**
@@ -60,6 +88,6 @@ public record IoUnderTest(Supplier<? extends Io> factory, boolean runsTasksInlin
      * @return a copy that says the clock is virtual
      */
     public IoUnderTest withVirtualClock() {
-        return new IoUnderTest(factory, runsTasksInline, true);
+        return new IoUnderTest(factory, runsTasksInline, true, withHandler);
     }
 }

@@ -30,13 +30,16 @@ public record Context(Io io, Task<?> task) {
         return current instanceof Context context ? context.io : null;
     }
 
-    /** Returns the task running this code, or null on a plain thread. */
+    /**
+     * Returns the task running this code, or null on a plain thread. A thread that inherited a
+     * task's binding without running its body (a {@code StructuredTaskScope} fork inherits scoped
+     * values) is not in that task: it gets null, keeps the installed Io, and waits as a plain
+     * thread, so it never touches the task's park slot, shield depth or await record.
+     */
     public static Task<?> currentTask() {
         Object current = CURRENT.orElse(NONE);
-        if (current instanceof Task<?> task) {
-            return task;
-        }
-        return current instanceof Context context ? context.task : null;
+        Task<?> task = current instanceof Task<?> t ? t : current instanceof Context context ? context.task : null;
+        return task != null && task.runsOn(Thread.currentThread()) ? task : null;
     }
 
     /** Returns a carrier that installs {@code io} and keeps the current task. */

@@ -31,6 +31,10 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      *   bit  3     CANCEL_REQUESTED: sticky once set
      *   bit  4     STARTED: set with NEW -> RUNNING and kept, so run() can tell a task cancelled
      *              before start (return quietly) from one run twice (an Io bug: throw)
+     *   bit  6     INTERRUPTING: a canceller is interrupting the task's thread right now; the
+     *              task neither completes nor enters a shield until it clears
+     *   bit  7     INTERRUPTED: a cancel interrupted the task's thread (or the task re-interrupted
+     *              itself on leaving a shield) and the task has not absorbed it yet
      *   bits 16-31 shield depth: changed by the task's own thread (enterShield/exitShield), and
      *              cleared by the claim of completion
      *
@@ -58,6 +62,22 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * Cancel vs park (the lost-cancel race): the task writes `parked` (volatile) then re-reads the
      * state; cancel() CASes the state then reads `parked` and unparks its owner. Volatile accesses
      * are sequentially consistent, so one side always sees the other. See ParkToken.
+     *
+     * Cancel vs a blocking JDK call (issue 13): a cancel that finds the task running and not parked
+     * at a Weft suspend point interrupts the task's thread, so Thread.sleep, BlockingQueue.take,
+     * interruptible channels and the like throw. Three rules keep the interrupt where it belongs:
+     * (1) it is delivered only while the task is RUNNING on that thread: the canceller CASes
+     * INTERRUPTING in (RUNNING, no shield, nothing running above the task on its stack), interrupts,
+     * then clears it, and complete() waits for INTERRUPTING to clear before it claims completion, so
+     * no interrupt can start after the task ended; complete() then clears the flag on the task's own
+     * thread if INTERRUPTED is set, so it never reaches the next task, an inline parent or a carrier;
+     * (2) shielded code is not interrupted: the canceller requires shield depth 0 in the same CAS,
+     * enterShield waits out INTERRUPTING and, entering the outermost shield, absorbs a pending one
+     * (clears the flag); leaving the outermost shield of a cancelled task re-interrupts it, since
+     * the cancellation is in effect again; (3) a task running another above it on its stack (join
+     * helping, an inline child) is not interrupted: the interrupt would land in the other task.
+     * The thread is published (release) right after NEW -> RUNNING, by the thread that won it; a
+     * canceller that sees RUNNING before it waits the few instructions until it is there.
      *
      * Awaiters: the WaiterStack this class extends; complete() closes it and runs its actions.
      * Awaiting (the await loop, join helping, cycle checks) and StageBridge (CompletionStage in
@@ -87,6 +107,10 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     private static final long STARTED = 1L << 4;
     /** Set with NEW -> RUNNING when an awaiter claimed the task to run it in place (join helping). */
     private static final long HELPED = 1L << 5;
+    /** A canceller is interrupting the task's thread; see the notes. */
+    private static final long INTERRUPTING = 1L << 6;
+    /** A cancel's interrupt was delivered and not yet absorbed; see the notes. */
+    private static final long INTERRUPTED = 1L << 7;
     private static final int SHIELD_SHIFT = 16;
     private static final long SHIELD_ONE = 1L << SHIELD_SHIFT;
     private static final long SHIELD_MASK = 0xFFFFL << SHIELD_SHIFT;
@@ -94,12 +118,14 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     private static final AtomicLong IDS = new AtomicLong();
     private static final VarHandle STATE;
     private static final VarHandle ID;
+    private static final VarHandle THREAD;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             STATE = lookup.findVarHandle(Task.class, "state", long.class);
             ID = lookup.findVarHandle(Task.class, "id", long.class);
+            THREAD = lookup.findVarHandle(Task.class, "thread", Thread.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -151,6 +177,12 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * does not reach the helped task; the Io's close must).
      */
     private volatile Task<?> helping;
+    /**
+     * The thread running the body, or null before it starts: published (release) by that thread
+     * right after NEW -> RUNNING; read by cancellers (to interrupt) and by {@link Context} (code on
+     * another thread that inherited this task's binding, a StructuredTaskScope fork, is not in it).
+     */
+    private Thread thread;
 
     private Task(Io io, Callable<? extends T> body) {
         this.io = io;
@@ -229,17 +261,36 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     /** Runs the body of a task this thread claimed (NEW -> RUNNING) and completes it. */
     void runClaimed() {
+        THREAD.setRelease(this, Thread.currentThread());
         Task<?> parent = Context.currentTask();
         inlineParent = parent;
-        inlineDepth = parent == null ? 0 : parent.inlineDepth + 1;
+        if (parent != null) {
+            inlineDepth = parent.inlineDepth + 1;
+            parent.helping = this; // this task runs above its parent on the stack: do not interrupt the parent
+        }
         try {
             T value = Context.forTask(this).call(this); // binds this task and calls call(): no lambda
             complete(SUCCEEDED, value);
         } catch (Cancelled c) {
             complete(CANCELLED, c);
         } catch (Throwable t) {
-            complete(StageBridge.isCancellation(t) ? CANCELLED : FAILED, t);
+            complete(StageBridge.isCancellation(t) || interruptedByCancel(t) ? CANCELLED : FAILED, t);
+        } finally {
+            if (parent != null) {
+                parent.helping = null;
+            }
         }
+    }
+
+    /** Whether {@code t} is how a blocking JDK call reports the interrupt a cancel of this task sent. */
+    private boolean interruptedByCancel(Throwable t) {
+        return (state & CANCEL_REQUESTED) != 0 && (t instanceof InterruptedException
+                || t instanceof java.nio.channels.ClosedByInterruptException || t instanceof java.io.InterruptedIOException);
+    }
+
+    /** Whether {@code t} is the thread running this task's body (its binding is not inherited elsewhere). */
+    boolean runsOn(Thread t) {
+        return thread == t;
     }
 
     /**
@@ -268,6 +319,10 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             if (current != NEW && current != RUNNING) {
                 return false;
             }
+            if ((s & INTERRUPTING) != 0) {
+                Thread.onSpinWait(); // a canceller is interrupting this thread: let it finish first
+                continue;
+            }
             long finalLife = life;
             Object finalResult = result;
             if (life == SUCCEEDED && (s & CANCEL_REQUESTED) != 0) {
@@ -276,6 +331,9 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             }
             long kept = s & (CANCEL_REQUESTED | STARTED | HELPED);
             if (STATE.compareAndSet(this, s, kept | COMPLETING)) {
+                if ((s & INTERRUPTED) != 0 && Thread.currentThread() == thread) {
+                    Thread.interrupted(); // a cancel's interrupt stays with the task that got it
+                }
                 finish(kept, finalLife, finalResult);
                 return true;
             }
@@ -321,8 +379,50 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                 ParkToken p = parked;
                 if (p != null) {
                     Wake.unpark(p.owner());
+                } else {
+                    interruptBlockedCall();
                 }
                 return CancelOutcome.REQUESTED;
+            }
+        }
+    }
+
+    /**
+     * After a cancel found the task running and not parked at a Weft suspend point: interrupts its
+     * thread, so a blocking JDK call it may be in throws (see the notes for when it does not).
+     */
+    private void interruptBlockedCall() {
+        int spins = 0;
+        while (true) {
+            long s = state;
+            if ((s & LIFECYCLE) != RUNNING || (s & (SHIELD_MASK | INTERRUPTING)) != 0 || helping != null) {
+                return;
+            }
+            Thread t = (Thread) THREAD.getAcquire(this);
+            if (t == null) { // between NEW -> RUNNING and publishing its thread: a few instructions
+                if (++spins % 64 == 0) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
+                }
+                continue;
+            }
+            if (STATE.compareAndSet(this, s, s | INTERRUPTING | INTERRUPTED)) {
+                try {
+                    t.interrupt();
+                } finally {
+                    clearBits(INTERRUPTING);
+                }
+                return;
+            }
+        }
+    }
+
+    private void clearBits(long bits) {
+        while (true) {
+            long s = state;
+            if (STATE.compareAndSet(this, s, s & ~bits)) {
+                return;
             }
         }
     }
@@ -368,7 +468,15 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             if ((s & SHIELD_MASK) == SHIELD_MASK) {
                 throw new IllegalStateException("shields nested deeper than " + (SHIELD_MASK >>> SHIELD_SHIFT));
             }
-            if (STATE.compareAndSet(this, s, s + SHIELD_ONE)) {
+            if ((s & INTERRUPTING) != 0) {
+                Thread.onSpinWait(); // an interrupt is landing: let it, then absorb it below
+                continue;
+            }
+            boolean absorb = (s & SHIELD_MASK) == 0 && (s & INTERRUPTED) != 0;
+            if (STATE.compareAndSet(this, s, (absorb ? s & ~INTERRUPTED : s) + SHIELD_ONE)) {
+                if (absorb) {
+                    Thread.interrupted(); // shielded code is never interrupted by a cancel
+                }
                 return;
             }
         }
@@ -381,7 +489,12 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             if ((s & SHIELD_MASK) == 0) {
                 throw new IllegalStateException("exitShield without enterShield");
             }
-            if (STATE.compareAndSet(this, s, s - SHIELD_ONE)) {
+            boolean reinterrupt = (s & SHIELD_MASK) == SHIELD_ONE && (s & CANCEL_REQUESTED) != 0
+                    && (s & LIFECYCLE) == RUNNING && helping == null && Thread.currentThread() == thread;
+            if (STATE.compareAndSet(this, s, (reinterrupt ? s | INTERRUPTED : s) - SHIELD_ONE)) {
+                if (reinterrupt) {
+                    Thread.currentThread().interrupt(); // the cancellation is in effect again
+                }
                 return;
             }
         }

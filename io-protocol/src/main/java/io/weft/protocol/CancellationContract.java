@@ -2,6 +2,7 @@ package io.weft.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -355,5 +357,133 @@ public abstract class CancellationContract extends IoContract {
                 closeable.close();
             }
         }
+    }
+    // ---------------------------------------------------------------- cancel reaches blocking JDK calls (issue 13)
+
+    @Test
+    void aCancelInterruptsATaskBlockedInAJdkCallAndTheTaskEndsCancelled() {
+        LinkedBlockingQueue<String> queue = new LinkedBlockingQueue<>();
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        Started<String> started = startElsewhere(() -> {
+            try {
+                return queue.take(); // a JDK call that honours interrupts, not a Weft suspend point
+            } catch (InterruptedException e) {
+                seen.set(e);
+                throw e; // escaping after a cancel: the task ends cancelled, not failed
+            }
+        });
+        started.awaitParked();
+        assertTrue(started.future().cancel());
+        awaitDone(started.future());
+        assertInstanceOf(InterruptedException.class, seen.get());
+        assertEquals(Future.State.CANCELLED, started.future().state());
+    }
+
+    @Test
+    void afterTheInterruptTheNextSuspendPointThrowsCancelled() {
+        LinkedBlockingQueue<String> queue = new LinkedBlockingQueue<>();
+        AtomicBoolean interrupted = new AtomicBoolean();
+        AtomicBoolean cancelledAfter = new AtomicBoolean();
+        Started<String> started = startElsewhere(() -> {
+            try {
+                queue.take();
+            } catch (InterruptedException swallowed) {
+                interrupted.set(true); // a body may swallow the interrupt...
+            }
+            try {
+                Io.sleep(Duration.ofMillis(1)); // ...but the cancellation stays in effect
+                return "went on";
+            } catch (Cancelled expected) {
+                cancelledAfter.set(true);
+                throw expected;
+            }
+        });
+        started.awaitParked();
+        started.future().cancel();
+        awaitDone(started.future());
+        assertTrue(interrupted.get());
+        assertTrue(cancelledAfter.get());
+        assertEquals(Future.State.CANCELLED, started.future().state());
+    }
+
+    @Test
+    void shieldedCodeIsNeverInterruptedAndTheInterruptComesBackAfterTheShield() {
+        LinkedBlockingQueue<String> queue = new LinkedBlockingQueue<>();
+        AtomicReference<String> inShield = new AtomicReference<>();
+        AtomicBoolean interruptedAfter = new AtomicBoolean();
+        Started<String> started = startElsewhere(() -> {
+            inShield.set(Io.shield(() -> queue.take())); // a cancel now does not interrupt this
+            try {
+                queue.take(); // out of the shield, the cancellation is in effect: interrupted at once
+                return "not interrupted";
+            } catch (InterruptedException expected) {
+                interruptedAfter.set(true);
+                throw expected;
+            }
+        });
+        started.awaitParked();
+        started.future().cancel();
+        assertFalse(started.future().isDone(), "the shielded take was interrupted");
+        queue.add("delivered");
+        awaitDone(started.future());
+        assertEquals("delivered", inShield.get());
+        assertTrue(interruptedAfter.get());
+        assertEquals(Future.State.CANCELLED, started.future().state());
+    }
+
+    @Test
+    void anInterruptDeliveredBeforeAShieldDoesNotReachInsideIt() {
+        AtomicReference<String> inShield = new AtomicReference<>();
+        AtomicBoolean flagAfter = new AtomicBoolean();
+        Future<String> task = inIo(() -> Io.async(() -> {
+            Io.currentTask().orElseThrow().cancel(); // running, not parked: its thread is interrupted
+            inShield.set(Io.shield(() -> {
+                Thread.sleep(2); // would throw at once with the flag set
+                return "slept in the shield";
+            }));
+            flagAfter.set(Thread.currentThread().isInterrupted()); // back once the shield ends
+            return "ended";
+        }));
+        awaitDone(task);
+        assertEquals("slept in the shield", inShield.get());
+        assertTrue(flagAfter.get());
+        assertEquals(Future.State.CANCELLED, task.state());
+    }
+
+    @Test
+    void theInterruptOfACancelStaysWithTheCancelledTask() {
+        LinkedBlockingQueue<String> queue = new LinkedBlockingQueue<>();
+        AtomicReference<Future<?>> child = new AtomicReference<>();
+        AtomicReference<Thread> childThread = new AtomicReference<>();
+        AtomicReference<Boolean> parentFlag = new AtomicReference<>();
+        AtomicReference<Boolean> laterTaskFlag = new AtomicReference<>();
+        Started<String> parent = startElsewhere(() -> {
+            Future<String> blocked = Io.async(() -> {
+                childThread.set(Thread.currentThread());
+                child.set(Io.currentTask().orElseThrow());
+                try {
+                    return queue.take();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt(); // the JDK idiom: restore the flag...
+                    return "restored the flag";
+                }
+            });
+            try {
+                blocked.await();
+            } catch (Cancelled expected) {
+                // the child's value after the cancel is dropped
+            }
+            parentFlag.set(Thread.currentThread().isInterrupted()); // ...which must not reach its parent
+            laterTaskFlag.set(Io.async(() -> Thread.currentThread().isInterrupted()).await()); // nor a later task
+            return "parent done";
+        });
+        eventually().until(() -> child.get() != null);
+        awaitParked(childThread.get());
+        child.get().cancel();
+        awaitDone(parent.future());
+        assertEquals("parent done", parent.future().resultNow());
+        assertEquals(Future.State.CANCELLED, child.get().state());
+        assertEquals(Boolean.FALSE, parentFlag.get());
+        assertEquals(Boolean.FALSE, laterTaskFlag.get());
     }
 }

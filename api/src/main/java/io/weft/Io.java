@@ -4,6 +4,7 @@ import io.weft.internal.Context;
 import io.weft.internal.DefaultIo;
 import io.weft.internal.Races;
 import io.weft.internal.RootTasks;
+import io.weft.internal.SideThreads;
 import io.weft.internal.Sleep;
 import io.weft.internal.Task;
 import io.weft.internal.Unchecked;
@@ -262,6 +263,11 @@ public interface Io {
     static void yield() {
         checkpoint();
         if (Thread.currentThread().isVirtual()) {
+            Io io = Context.currentIo();
+            SideThreads world = io != null ? SideThreads.of(io) : null;
+            if (world != null) {
+                world.yielding(io); // a thread taking turns in an inline Io's world hands its turn on
+            }
             Thread.yield(); // a fiber (or any virtual thread): its scheduler queues it behind the others
         } else {
             Io io = current();

@@ -46,12 +46,11 @@ public final class RootTasks {
             if (world == null) {
                 return Context.with(io).call(() -> Unchecked.call(body));
             }
+            world.entering(io);
             try {
                 return Context.with(io).call(() -> Unchecked.call(body));
             } finally {
-                if (Context.currentIo() != io) {
-                    world.leaving(io); // the outermost binding of io on this thread ended
-                }
+                world.leaving(io);
             }
         }
         Task<?> current = Context.currentTask();

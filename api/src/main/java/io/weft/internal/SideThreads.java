@@ -9,9 +9,9 @@ import java.util.Objects;
  * (its first emit without demand would block the thread that is to request). By default such a
  * thread is a JDK virtual thread, scheduled by the JDK. An inline Io with a world of its own (a
  * virtual clock that must stay deterministic) registers a {@code SideThreads} to start them inside
- * that world, and learns from {@link #leaving} when a thread's outermost {@link Io#with(Io)} on it
- * ends. The package is exported only to the modules that register or start side threads.
- * Thread-safe.
+ * that world, and hears through {@link #entering} and {@link #leaving} of every
+ * {@link Io#with(Io)} body on it, on every thread (bindings nest, also across Ios). The package
+ * is exported only to the modules that register or start side threads. Thread-safe.
  */
 public interface SideThreads {
 
@@ -27,10 +27,26 @@ public interface SideThreads {
     Thread start(Io io, String name, Runnable body);
 
     /**
-     * Called on a thread whose outermost {@code Io.with(io)} has just ended: the thread has left
-     * {@code io}'s world.
+     * Called on the calling thread before an {@code Io.with(io)} body runs. May wait (for the
+     * thread's turn in {@code io}'s world).
      *
-     * @param io the Io the thread was bound to
+     * @param io the Io being bound
+     */
+    void entering(Io io);
+
+    /**
+     * Called by {@code Io.yield} on a virtual thread whose installed Io is {@code io}: if the
+     * thread holds a turn in {@code io}'s world, it lets the others that can run go first.
+     *
+     * @param io the installed Io
+     */
+    void yielding(Io io);
+
+    /**
+     * Called on the calling thread after an {@code Io.with(io)} body ended, however it ended;
+     * paired with {@link #entering}.
+     *
+     * @param io the Io that was bound
      */
     void leaving(Io io);
 

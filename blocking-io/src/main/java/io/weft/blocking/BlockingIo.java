@@ -73,6 +73,22 @@ public final class BlockingIo implements Io {
             }
 
             @Override
+            public void entering(Io io) {
+                Turns turns = ((BlockingIo) io).turns;
+                if (turns != null) {
+                    turns.entering();
+                }
+            }
+
+            @Override
+            public void yielding(Io io) {
+                Turns turns = ((BlockingIo) io).turns;
+                if (turns != null) {
+                    turns.yieldTurn();
+                }
+            }
+
+            @Override
             public void leaving(Io io) {
                 Turns turns = ((BlockingIo) io).turns;
                 if (turns != null) {
@@ -102,7 +118,7 @@ public final class BlockingIo implements Io {
         this.uncaughtExceptionHandler = uncaughtExceptionHandler;
         this.originNanos = System.nanoTime();
         this.virtualNow = virtualClock ? new AtomicLong() : null;
-        this.turns = virtualClock ? new Turns(this, new Turns.Clock() {
+        this.turns = virtualClock ? new Turns(new Turns.Clock() {
             @Override
             public int fireDue() {
                 return BlockingIo.this.fireDue();
@@ -216,6 +232,10 @@ public final class BlockingIo implements Io {
 
     @Override
     public long poll(long deadlineMs) {
+        Turns t = turns;
+        if (t != null && t.yieldTurn()) {
+            return timers.nextDeadline(); // a member stepped aside: what was due fired, the clock stays
+        }
         if (fireDue() > 0) {
             return timers.nextDeadline();
         }

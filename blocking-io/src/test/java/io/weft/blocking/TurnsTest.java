@@ -210,4 +210,104 @@ class TurnsTest {
             assertEquals(20, io.nowMs());
         }
     }
+    @Test
+    void twoPlainThreadsWithoutSideThreadsBothWakeAsBefore() throws InterruptedException {
+        for (int run = 0; run < 200; run++) {
+            BlockingIo io = BlockingIo.builder().virtualClock().build();
+            Thread a = Thread.ofPlatform().start(() -> Io.with(io).run(() -> Io.sleep(Duration.ofMillis(10))));
+            Thread b = Thread.ofPlatform().start(() -> Io.with(io).run(() -> Io.sleep(Duration.ofMillis(5))));
+            assertTrue(a.join(Duration.ofSeconds(10)), "run " + run + ": the 10 ms sleeper hung, " + io);
+            assertTrue(b.join(Duration.ofSeconds(10)), "run " + run + ": the 5 ms sleeper hung, " + io);
+            // 10 if both slept at once, 15 if one thread began only after the other's jump: two
+            // threads outside any world race, as they always did; what matters is that neither hangs
+            assertTrue(io.nowMs() == 10 || io.nowMs() == 15, String.valueOf(io.nowMs()));
+        }
+    }
+
+    @Test
+    void aThreadEnteringTheWorldWhileASideThreadLivesWaitsForItsTurn() throws InterruptedException {
+        Set<List<String>> traces = new LinkedHashSet<>();
+        for (int run = 0; run < 20; run++) {
+            BlockingIo io = BlockingIo.builder().virtualClock().build();
+            Log log = new Log(io);
+            AtomicReference<Thread> sleeper = new AtomicReference<>();
+            Io.with(io).run(() -> sleeper.set(side(io, "sleeper", () -> {
+                log.step("side before");
+                Io.sleep(Duration.ofMillis(10));
+                log.step("side after");
+            })));
+            // the side thread got the turn when the first body ended; this one waits for it
+            Io.with(io).run(() -> {
+                log.step("main");
+                Io.sleep(Duration.ofMillis(5));
+                log.step("main after");
+            });
+            assertTrue(sleeper.get().join(Duration.ofSeconds(10)));
+            assertFalse(log.overlapped.get(), "two members ran at once: " + log.lines());
+            traces.add(log.lines());
+        }
+        // between its two bodies main is outside the world, so whether the side thread's sleep
+        // jumps the clock before main comes back is the JDK's call; either way they never overlap
+        Set<List<String>> legal = Set.of(List.of("0 side before", "0 main", "5 main after", "10 side after"),
+                List.of("0 side before", "10 side after", "10 main", "15 main after"));
+        assertTrue(legal.containsAll(traces), String.valueOf(traces));
+    }
+
+    @Test
+    void aNestedBindingThroughAnotherIoDoesNotLeaveTheWorld() throws InterruptedException {
+        BlockingIo io = BlockingIo.builder().virtualClock().build();
+        BlockingIo other = BlockingIo.create();
+        Log log = new Log(io);
+        AtomicReference<Thread> side = new AtomicReference<>();
+        Io.with(io).run(() -> {
+            side.set(side(io, "side", () -> log.step("side")));
+            Io.with(other).run(() -> Io.with(io).run(() -> log.step("innermost")));
+            log.step("main, still holding the turn"); // the side thread must not run before main waits
+            Io.sleep(Duration.ofMillis(1));
+        });
+        assertTrue(side.get().join(Duration.ofSeconds(10)));
+        assertEquals(List.of("0 innermost", "0 main, still holding the turn", "0 side"), log.lines());
+        assertFalse(log.overlapped.get());
+    }
+
+    @Test
+    void onceTheLastSideThreadEndsNobodyHoldsATurn() throws InterruptedException {
+        BlockingIo io = BlockingIo.builder().virtualClock().build();
+        AtomicReference<String> outcome = new AtomicReference<>();
+        Io.with(io).run(() -> {
+            Thread shortLived = side(io, "short", () -> { });
+            Io.sleep(Duration.ofMillis(1)); // the side thread runs and ends: the world dissolves
+            // main is still inside Io.with, but holds no turn: a plain thread can sleep on the clock
+            Thread plain = Thread.ofPlatform().start(() -> Io.with(io).run(() -> Io.sleep(Duration.ofMillis(5))));
+            try {
+                outcome.set(shortLived.join(Duration.ofSeconds(10)) + " " + plain.join(Duration.ofSeconds(10)));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertEquals("true true", outcome.get());
+        assertEquals(6, io.nowMs());
+    }
+
+    @Test
+    void yieldHandsTheTurnToAnotherMemberThatCanRun() throws InterruptedException {
+        BlockingIo io = BlockingIo.builder().virtualClock().build();
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicInteger laps = new AtomicInteger();
+        List<Thread> sides = new ArrayList<>();
+        Io.with(io).run(() -> {
+            sides.add(side(io, "yielder", () -> {
+                while (!done.get()) {
+                    laps.incrementAndGet();
+                    Io.yield(); // a virtual thread: without handing the turn on, the other never runs
+                }
+            }));
+            sides.add(side(io, "finisher", () -> done.set(true)));
+            Io.yield(); // main (a platform thread) steps aside too, through BlockingIo.poll
+        });
+        for (Thread t : sides) {
+            assertTrue(t.join(Duration.ofSeconds(10)), t + " hung: " + io);
+        }
+        assertEquals(1, laps.get(), "the yielder ran once, then the finisher, then the yielder saw it");
+    }
 }

@@ -1,5 +1,6 @@
 package io.weft;
 
+import io.weft.internal.CancelScope;
 import io.weft.internal.Context;
 import io.weft.internal.DefaultIo;
 import io.weft.internal.Races;
@@ -240,8 +241,10 @@ public interface Io {
     /**
      * Throws {@link Cancelled} if the current task's cancellation is in effect (requested, and no
      * {@linkplain #shield shield} defers it); otherwise returns at once. Never parks, never lets
-     * another task run: the cheap check for a loop that computes without suspending. Outside any
-     * task it does nothing.
+     * another task run: the cheap check for a loop that computes without suspending. The
+     * cancellation may also be a structured scope's (a {@code Scope} whose child failed or whose
+     * deadline passed stops its owner, a task or a plain thread, until the scope ends). Outside
+     * any task and any such scope it does nothing.
      *
      * @throws Cancelled if the current task's cancellation is in effect
      */
@@ -249,6 +252,8 @@ public interface Io {
         Task<?> task = Context.currentTask();
         if (task != null) {
             task.throwIfCancelled();
+        } else {
+            CancelScope.throwIfPlainThreadCancelled(); // a scope the plain thread owns may stop it
         }
     }
 
@@ -328,7 +333,9 @@ public interface Io {
      * do not throw {@link Cancelled}, and a cancellation requested meanwhile takes effect at the
      * first suspend point after the outermost shield exits. Shields nest (depth-counted). An
      * exception thrown inside a shield propagates as it is, never replaced by {@code Cancelled}.
-     * Outside any task this simply runs {@code body}.
+     * A shield also defers a structured scope's cancellation of its owner, if the scope was opened
+     * outside the shield. Outside any task (and any scope the thread owns) this simply runs
+     * {@code body}.
      *
      * @param body the code to protect from cancellation
      * @param <T> the value's type
@@ -340,7 +347,7 @@ public interface Io {
         Objects.requireNonNull(body, "body");
         Task<?> task = Context.currentTask();
         if (task == null) {
-            return Unchecked.call(body);
+            return CancelScope.plainThreadShield(body); // defers the scopes a plain thread owns
         }
         task.enterShield();
         try {

@@ -1,5 +1,6 @@
 package io.weft;
 
+import io.weft.internal.CancelScope;
 import io.weft.internal.Context;
 import io.weft.internal.Task;
 import io.weft.internal.Wake;
@@ -41,7 +42,9 @@ public final class ParkToken {
      * turn the loop into a spin, so the loop clears the flag. Inside a task it keeps waiting and
      * restores the flag on exit: Future.cancel is how tasks are stopped. A plain thread (outside
      * any task, e.g. main awaiting a result) has no cancel of its own, so an interrupt ends its
-     * wait with Cancelled, the flag set again: test timeouts and executor shutdowns work.
+     * wait with Cancelled, the flag set again: test timeouts and executor shutdowns work. A plain
+     * thread that owns a structured scope can also be stopped by it (CancelScope): its wait loop
+     * checks the thread's scopes as a task's checks the task's state.
      */
 
     private static final int PENDING = 0;
@@ -132,7 +135,9 @@ public final class ParkToken {
             throw new IllegalStateException("a ParkToken is parked on only inside the task that created it");
         }
         if (task == null) {
+            CancelScope.throwIfPlainThreadCancelled(); // a plain thread's scope (a Scope it owns) stopped
             waitUntil(waitStep, null);
+            CancelScope.throwIfPlainThreadCancelled();
             return;
         }
         task.enterPark(this);
@@ -147,7 +152,7 @@ public final class ParkToken {
     private void waitUntil(Runnable waitStep, Task<?> parked) {
         boolean interrupted = false;
         try {
-            while (state != READY && (parked == null || !parked.isCancellationEffective())) {
+            while (state != READY && (parked == null ? !CancelScope.plainThreadCancelled() : !parked.isCancellationEffective())) {
                 waitStep.run();
                 if (Thread.interrupted()) {
                     if (parked == null) {

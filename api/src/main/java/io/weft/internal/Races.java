@@ -39,8 +39,10 @@ public final class Races {
         if (me != null && (me == ta || me == tb)) {
             throw new IllegalStateException(me + " races its own future: it would cancel itself or never finish");
         }
-        if (me != null && me.isCancellationEffective()) {
-            throw cancelInputs(ta, tb, joinLoser, new Cancelled(me + " was cancelled before racing"));
+        try {
+            Io.checkpoint(); // the racer's cancellation (or its scope's) in effect: the race does not start
+        } catch (Cancelled c) {
+            throw cancelInputs(ta, tb, joinLoser, c);
         }
         Task<? extends T> winner = firstDone(ta, tb);
         if (winner == null) {

@@ -87,7 +87,10 @@ public final class RootTasks {
         try {
             while (!root.isDone()) {
                 try {
-                    root.join();
+                    CancelScope.plainThreadShield(() -> {
+                        root.join(); // a scope the thread owns does not stop this wait either
+                        return null;
+                    });
                 } catch (Cancelled anotherInterrupt) { // a plain thread's wait ends on interrupt: wait again
                     interrupted |= Thread.interrupted();
                 }

@@ -35,6 +35,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      *              task neither completes nor enters a shield until it clears
      *   bit  7     INTERRUPTED: a cancel interrupted the task's thread (or the task re-interrupted
      *              itself on leaving a shield) and the task has not absorbed it yet
+     *   bit  8     OBSERVED: set on a FAILED task once its failure was reported (await, exceptionNow),
+     *              so a supervisor scope knows which failures nobody saw
      *   bits 16-31 shield depth: changed by the task's own thread (enterShield/exitShield), and
      *              cleared by the claim of completion
      *
@@ -111,6 +113,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     private static final long INTERRUPTING = 1L << 6;
     /** A cancel's interrupt was delivered and not yet absorbed; see the notes. */
     private static final long INTERRUPTED = 1L << 7;
+    /** Set on a done, failed task once its failure was reported to someone (await, exceptionNow). */
+    private static final long OBSERVED = 1L << 8;
     private static final int SHIELD_SHIFT = 16;
     private static final long SHIELD_ONE = 1L << SHIELD_SHIFT;
     private static final long SHIELD_MASK = 0xFFFFL << SHIELD_SHIFT;
@@ -183,6 +187,11 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * another thread that inherited this task's binding, a StructuredTaskScope fork, is not in it).
      */
     private Thread thread;
+    /**
+     * The innermost {@link CancelScope} this task opened and has not ended, or null (almost
+     * always). Read and written only by the task's own thread (others' reads are hints).
+     */
+    CancelScope cancelScopes;
 
     private Task(Io io, Callable<? extends T> body) {
         this.io = io;
@@ -436,14 +445,37 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         if ((s & CANCEL_REQUESTED) != 0 && (s & SHIELD_MASK) == 0) {
             return true;
         }
+        CancelScope scopes = cancelScopes;
+        if (scopes != null && CancelScope.effective(scopes, shieldDepth(s)) != null) {
+            return true;
+        }
         Task<?> h = helper;
         return h != null && (s & SHIELD_MASK) == 0 && h.isCancellationEffective();
+    }
+
+    /**
+     * The signal for a cancellation in effect, or null: this task's own cancel, else the innermost
+     * {@link CancelScope} of it in effect (its cause attached), else the helper's.
+     */
+    private Cancelled cancellationSignal() {
+        long s = state;
+        if ((s & CANCEL_REQUESTED) != 0 && (s & SHIELD_MASK) == 0) {
+            return new Cancelled(this + " was cancelled");
+        }
+        CancelScope scopes = cancelScopes;
+        CancelScope stopped = scopes != null ? CancelScope.effective(scopes, shieldDepth(s)) : null;
+        if (stopped != null) {
+            return stopped.signal();
+        }
+        Task<?> h = helper;
+        return h != null && (s & SHIELD_MASK) == 0 ? h.cancellationSignal() : null;
     }
 
     /** Throws {@link Cancelled} if this task's cancellation is in effect. */
     public void throwIfCancelled() {
         if (isCancellationEffective()) {
-            throw new Cancelled(this + " was cancelled");
+            Cancelled signal = cancellationSignal();
+            throw signal != null ? signal : new Cancelled(this + " was cancelled");
         }
     }
 
@@ -452,8 +484,25 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         parked = token;
         if (isCancellationEffective()) {
             parked = null;
-            throw new Cancelled(this + " was cancelled");
+            throwIfCancelled();
         }
+    }
+
+    /** Unparks the thread this task is parked on, if it is (a CancelScope of it was cancelled). */
+    void wakeParked() {
+        ParkToken p = parked;
+        if (p != null) {
+            Wake.unpark(p.owner());
+        }
+    }
+
+    /** The shield depth now; only meaningful on the task's own thread. */
+    int shieldDepth() {
+        return shieldDepth(state);
+    }
+
+    private static int shieldDepth(long s) {
+        return (int) ((s & SHIELD_MASK) >>> SHIELD_SHIFT);
     }
 
     /** Clears the parked token after the park returned. */
@@ -594,6 +643,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             return value;
         }
         if (life == FAILED) {
+            markObserved();
             throw Unchecked.rethrowable((Throwable) outcome);
         }
         if (life == CANCELLED) {
@@ -635,7 +685,25 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         if ((state & LIFECYCLE) != FAILED) {
             throw new IllegalStateException(this + " did not fail");
         }
+        markObserved();
         return (Throwable) outcome;
+    }
+
+    /** The failure of a failed task without marking it observed, else null; for structured scopes. */
+    Throwable peekFailure() {
+        return (state & LIFECYCLE) == FAILED ? (Throwable) outcome : null;
+    }
+
+    /** Whether this failed task's failure was reported to someone. */
+    boolean isFailureObserved() {
+        return (state & OBSERVED) != 0;
+    }
+
+    /** Records that this done task's failure was reported (a cold path: only failures come here). */
+    private void markObserved() {
+        if ((state & OBSERVED) == 0) {
+            STATE.getAndBitwiseOr(this, OBSERVED); // done: nothing else changes the word any more
+        }
     }
 
     @Override

@@ -143,9 +143,9 @@ final class Watch {
 
     /**
      * Runs {@code wait} to its end whatever happens to the caller: inside a task under a shield
-     * (its cancellation waits); on a plain thread, where a shield does nothing and an interrupt
-     * ends a wait with {@link Cancelled}, by clearing the interrupt, waiting again, and setting
-     * the flag again once done. Used where "no child outlives the scope" and "the body has
+     * (its cancellation waits); on a plain thread, under a shield too (it defers the scopes the
+     * thread owns) and, since an interrupt ends a plain wait with {@link Cancelled}, by clearing
+     * the interrupt, waiting again, and setting the flag again once done. Used where "no child outlives the scope" and "the body has
      * unwound before timeout returns" depend on the wait finishing.
      */
     static void waitThrough(Runnable wait) {
@@ -157,7 +157,7 @@ final class Watch {
         try {
             while (true) {
                 try {
-                    wait.run();
+                    Io.shield(wait);
                     return;
                 } catch (Cancelled c) {
                     if (!Thread.interrupted()) {

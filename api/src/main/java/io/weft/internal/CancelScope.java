@@ -1,0 +1,329 @@
+package io.weft.internal;
+
+import io.weft.Cancelled;
+import io.weft.Future;
+import io.weft.Io;
+import io.weft.ParkToken;
+import io.weft.TimerHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+
+/**
+ * A cancellation limited to a stretch of one owner's code: the owner is a task, or a plain thread
+ * outside any task. While it is open and {@linkplain #cancel cancelled} (or past its deadline),
+ * the owner's suspend points throw {@link Cancelled} whose cause says why; once the owner
+ * {@linkplain #end ends} it, that cancellation is gone and the owner runs on uncancelled. A task's
+ * own cancellation ({@link Future#cancel()}) is not affected either way. This is what a
+ * structured scope needs to stop its owner when a child fails or a deadline passes: kotlinx's
+ * {@code coroutineScope} and Trio's cancel scopes are the models.
+ *
+ * <p>Scopes of one owner nest (a stack). A shield the owner enters after opening a scope defers
+ * it, as it defers the task's own cancellation; a shield entered before it does not (the scope is
+ * inside the shield). On a plain thread, {@link Io#shield} defers the thread's scopes the same way.
+ *
+ * <p>The owner opens, ends and checks; anyone may cancel. The package is exported only to Weft's
+ * own modules; the combinators' {@code Scope} is the user-facing form.
+ */
+public final class CancelScope {
+    /*
+     * Implementation notes.
+     *
+     * Where the stack lives: a task keeps its innermost scope in Task.cancelScopes, a plain thread
+     * in a ThreadLocal record (PlainThread). Both are written only by the owner's thread (open,
+     * end); other threads read only `cause` (volatile) of a scope they hold.
+     *
+     * Effective: a scope counts if it is not ended, it is stopped (cause set, or its deadline
+     * passed on its clock) and the owner's shield depth now is no deeper than when it opened. The
+     * check walks the owner's stack; with nothing open it is one plain field read per suspend point
+     * (Task) or one ThreadLocal read (plain thread, a path that parks an OS thread anyway).
+     *
+     * Cancel vs park (lost wake-up): cancel() CASes `cause` (volatile), then reads the owner
+     * task's parked token (volatile) and unparks its thread; the task writes its parked token, then
+     * re-checks effectiveness (reads `cause`). Sequentially consistent accesses: one sees the
+     * other. A plain owner is unparked unconditionally (LockSupport permits make a late park
+     * return). Spurious unparks are harmless: every park loop re-checks.
+     *
+     * Deadline: a timer on the clock readies a token made by the owner's thread, which unparks
+     * that thread wherever it is parked; its wait loop re-checks and finds the deadline passed.
+     * The first to notice installs the deadline's cause with the same CAS as cancel(), so the
+     * cause never changes once seen.
+     *
+     * Ending: `ended` is set by the owner, and ended scopes are unlinked from the top of the
+     * stack; a scope ended while another is open above it stays linked (skipped) until those end.
+     */
+
+    private static final ThreadLocal<PlainThread> PLAIN = new ThreadLocal<>();
+    private static final VarHandle CAUSE;
+
+    static {
+        try {
+            CAUSE = MethodHandles.lookup().findVarHandle(CancelScope.class, "cause", Throwable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** A plain thread's scopes and shield depth. Only that thread touches it. */
+    private static final class PlainThread {
+        CancelScope top;
+        int shieldDepth;
+    }
+
+    private final Task<?> task;
+    private final Thread thread;
+    private final PlainThread plain;
+    private final int shieldDepth;
+    private final CancelScope outer;
+    private final Io clock;
+    private final long deadlineMs;
+    private final Throwable onDeadline;
+    private final TimerHandle timer;
+    private volatile Throwable cause;
+    private boolean ended;
+
+    private CancelScope(Task<?> task, PlainThread plain, Io clock, long deadlineMs, Throwable onDeadline) {
+        this.task = task;
+        this.thread = Thread.currentThread();
+        this.plain = plain;
+        this.clock = clock;
+        this.deadlineMs = deadlineMs;
+        this.onDeadline = onDeadline;
+        if (task != null) {
+            this.shieldDepth = task.shieldDepth();
+            this.outer = task.cancelScopes;
+            task.cancelScopes = this;
+        } else {
+            this.shieldDepth = plain.shieldDepth;
+            this.outer = plain.top;
+            plain.top = this;
+        }
+        this.timer = deadlineMs == Io.NO_DEADLINE ? null : clock.armTimer(deadlineMs, ParkToken.create());
+    }
+
+    /**
+     * Opens a scope for the calling task (or plain thread) without a deadline.
+     *
+     * @return the open scope, innermost of its owner's
+     */
+    public static CancelScope open() {
+        return open(null, Io.NO_DEADLINE, null);
+    }
+
+    /**
+     * Opens a scope for the calling task (or plain thread) that stops by itself at
+     * {@code deadlineMs} on {@code clock}'s clock, with {@code onDeadline} as its cause.
+     *
+     * @param clock the Io whose clock and timers measure the deadline; may be null without one
+     * @param deadlineMs the deadline, or {@link Io#NO_DEADLINE}
+     * @param onDeadline the cause once the deadline passed (what the owner will see and rethrow)
+     * @return the open scope, innermost of its owner's
+     */
+    public static CancelScope open(Io clock, long deadlineMs, Throwable onDeadline) {
+        if (deadlineMs != Io.NO_DEADLINE) {
+            Objects.requireNonNull(clock, "clock");
+            Objects.requireNonNull(onDeadline, "onDeadline");
+        }
+        Task<?> task = Context.currentTask();
+        if (task != null) {
+            return new CancelScope(task, null, clock, deadlineMs, onDeadline);
+        }
+        PlainThread plain = PLAIN.get();
+        if (plain == null) {
+            plain = new PlainThread();
+            PLAIN.set(plain);
+        }
+        return new CancelScope(null, plain, clock, deadlineMs, onDeadline);
+    }
+
+    /**
+     * Stops this scope with {@code why} as its cause, unless it already stopped: the owner's next
+     * suspend point inside it throws, and a parked owner is woken now. Any thread.
+     *
+     * @param why the cause the owner will see
+     * @return whether this call stopped it
+     */
+    public boolean cancel(Throwable why) {
+        Objects.requireNonNull(why, "why");
+        if (!CAUSE.compareAndSet(this, null, why)) {
+            return false;
+        }
+        if (task != null) {
+            task.wakeParked();
+        } else {
+            Wake.unpark(thread);
+        }
+        return true;
+    }
+
+    /**
+     * Returns why this scope stopped (its cancel's cause, or the deadline's once it passed), or
+     * null while it has not. Any thread.
+     *
+     * @return the cause, or null
+     */
+    public Throwable cause() {
+        Throwable why = cause;
+        if (why == null && deadlineMs != Io.NO_DEADLINE && clock.nowMs() >= deadlineMs) {
+            CAUSE.compareAndSet(this, null, onDeadline);
+            why = cause;
+        }
+        return why;
+    }
+
+    /**
+     * Ends this scope: its cancellation, if any, no longer affects the owner, and its timer is
+     * cancelled. Idempotent. Only the owner calls this.
+     *
+     * @throws IllegalStateException if called by another thread
+     */
+    public void end() {
+        requireOwnerThread();
+        if (ended) {
+            return;
+        }
+        ended = true;
+        if (timer != null) {
+            timer.cancel();
+        }
+        if (task != null) {
+            CancelScope top = task.cancelScopes;
+            while (top != null && top.ended) {
+                top = top.outer;
+            }
+            task.cancelScopes = top;
+        } else {
+            CancelScope top = plain.top;
+            while (top != null && top.ended) {
+                top = top.outer;
+            }
+            plain.top = top;
+            if (top == null && plain.shieldDepth == 0) {
+                PLAIN.remove();
+            }
+        }
+    }
+
+    /**
+     * Whether the owner's cancellation is in effect for some reason other than this scope: its own
+     * cancel (a task; for a plain thread, an interrupt), or another open scope of the owner. Only
+     * the owner calls this.
+     *
+     * @return whether the owner would be cancelled with this scope ended
+     */
+    public boolean ownerCancelledOtherwise() {
+        requireOwnerThread();
+        boolean wasEnded = ended;
+        ended = true; // looked at as if ended, for this check only
+        try {
+            if (task != null) {
+                return task.isCancellationEffective();
+            }
+            return Thread.currentThread().isInterrupted() || effective(plain.top, plain.shieldDepth) != null;
+        } finally {
+            ended = wasEnded;
+        }
+    }
+
+    /**
+     * Returns {@code future}'s failure without counting as observing it (for a scope recording its
+     * children's outcomes), or null if it did not fail.
+     *
+     * @param future a Future made by Weft
+     * @return the failure, or null
+     */
+    public static Throwable peekFailure(Future<?> future) {
+        return Task.of(future, "future").peekFailure();
+    }
+
+    /**
+     * Whether {@code future}'s failure was observed: reported by an await, or read with
+     * {@link Future#exceptionNow()}.
+     *
+     * @param future a Future made by Weft
+     * @return whether someone has seen its failure
+     */
+    public static boolean failureObserved(Future<?> future) {
+        return Task.of(future, "future").isFailureObserved();
+    }
+
+    // ---------------------------------------------------------------- the checks, for suspend points
+
+    /** The innermost scope in {@code top}'s chain in effect at shield depth {@code depth}, or null. */
+    static CancelScope effective(CancelScope top, int depth) {
+        for (CancelScope c = top; c != null; c = c.outer) {
+            if (!c.ended && depth <= c.shieldDepth && c.cause() != null) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /** The signal thrown at the owner's suspend point. */
+    Cancelled signal() {
+        Throwable why = cause();
+        return new Cancelled("the scope around this code was cancelled: " + why, why);
+    }
+
+    /**
+     * For a plain thread (outside any task): whether one of its scopes is in effect. One
+     * ThreadLocal read when none is open.
+     *
+     * @return whether the thread's next suspend point throws
+     */
+    public static boolean plainThreadCancelled() {
+        PlainThread plain = PLAIN.get();
+        return plain != null && plain.top != null && effective(plain.top, plain.shieldDepth) != null;
+    }
+
+    /**
+     * For a plain thread: throws the signal of the innermost scope in effect, if any.
+     *
+     * @throws Cancelled if one of the thread's scopes is in effect
+     */
+    public static void throwIfPlainThreadCancelled() {
+        PlainThread plain = PLAIN.get();
+        if (plain != null && plain.top != null) {
+            CancelScope c = effective(plain.top, plain.shieldDepth);
+            if (c != null) {
+                throw c.signal();
+            }
+        }
+    }
+
+    /**
+     * For a plain thread: calls {@code body} with the thread's scopes deferred (what
+     * {@link Io#shield} does for a task's cancellation).
+     *
+     * @param body the code to run shielded
+     * @param <T> the value type
+     * @return the body's value
+     */
+    public static <T> T plainThreadShield(Callable<T> body) {
+        PlainThread plain = PLAIN.get();
+        if (plain == null) {
+            return Unchecked.call(body); // no scope open: nothing to defer (one opened inside ends inside)
+        }
+        plain.shieldDepth++;
+        try {
+            return Unchecked.call(body);
+        } finally {
+            plain.shieldDepth--;
+        }
+    }
+
+    private void requireOwnerThread() {
+        if (Thread.currentThread() != thread || (task != null && Context.currentTask() != task)) {
+            throw new IllegalStateException("a CancelScope is ended and checked only by its owner ("
+                    + (task != null ? task : thread) + ")");
+        }
+    }
+
+    @Override
+    public String toString() {
+        Throwable why = cause;
+        return "CancelScope[" + (ended ? "ended" : why != null ? "cancelled: " + why : "open")
+                + (deadlineMs != Io.NO_DEADLINE ? ", deadline=" + deadlineMs : "") + "]";
+    }
+}

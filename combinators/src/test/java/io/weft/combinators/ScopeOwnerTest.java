@@ -1,0 +1,553 @@
+package io.weft.combinators;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.Cancelled;
+import io.weft.Future;
+import io.weft.Io;
+import io.weft.TimedOut;
+import io.weft.blocking.BlockingIo;
+import io.weft.fiber.FiberIo;
+import io.weft.testing.Ios;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Issue 13, part 1: a Scope stops its owner, not only its children (kotlinx's coroutineScope):
+ * a failing child or a passed deadline makes the owner's next suspend point throw, join/close
+ * turn that into the outcome (the failure itself, or TimedOut) with the other failures
+ * suppressed, and the owner's cancellation ends with the scope. Supervisors report what nobody saw.
+ */
+class ScopeOwnerTest {
+    private static final Duration HOUR = Duration.ofHours(1);
+    /** On any clock, an owner that slept this long did not wake at the failure. */
+    private static final long MUCH_LESS_THAN_AN_HOUR_MS = Duration.ofMinutes(10).toMillis();
+
+    private static <T> T fail(RuntimeException e) {
+        throw e;
+    }
+
+    // ------------------------------------------------------------ a failing child stops the owner
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aFailingChildWakesTheSleepingOwnerWithCancelledCausedByTheFailure(Ios.Kind kind) {
+        IllegalStateException boom = new IllegalStateException("boom");
+        AtomicReference<Cancelled> atSleep = new AtomicReference<>();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            long slept = opened.call(() -> {
+                long before = Io.current().nowMs();
+                RuntimeException out = assertThrows(RuntimeException.class, () -> {
+                    try (Scope scope = Scope.open()) {
+                        scope.fork(() -> {
+                            Io.sleep(Duration.ofMillis(5));
+                            return fail(boom);
+                        });
+                        try {
+                            Io.sleep(HOUR); // the owner is elsewhere, not in join
+                        } catch (Cancelled c) {
+                            atSleep.set(c);
+                            throw c;
+                        }
+                    }
+                });
+                // try-with-resources keeps the block's exception; close's outcome rides on it
+                assertSame(atSleep.get(), out);
+                assertArrayEquals(new Throwable[] {boom}, out.getSuppressed());
+                return Io.current().nowMs() - before;
+            });
+            assertSame(boom, atSleep.get().getCause());
+            assertTrue(slept < MUCH_LESS_THAN_AN_HOUR_MS, "the owner slept " + slept + " ms");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void theBlockFormTurnsTheOwnersCancellationIntoTheFailureItself(Ios.Kind kind) {
+        IllegalStateException boom = new IllegalStateException("boom");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            RuntimeException out = opened.call(() -> assertThrows(RuntimeException.class, () -> Scope.call(scope -> {
+                scope.fork(() -> fail(boom));
+                Io.sleep(HOUR);
+                return "never";
+            })));
+            assertSame(boom, out);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void afterTheScopeTheOwnerRunsOnUncancelled(Ios.Kind kind) {
+        IllegalStateException boom = new IllegalStateException("boom");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            String after = opened.call(() -> {
+                assertSame(boom, assertThrows(IllegalStateException.class, () -> Scope.call(scope -> {
+                    scope.fork(() -> fail(boom));
+                    Io.sleep(HOUR);
+                    return null;
+                })));
+                Io.checkpoint();
+                Io.sleep(Duration.ofMillis(1));
+                Io.yield();
+                return Io.async(() -> "still running").await();
+            });
+            assertEquals("still running", after);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void closeWithoutJoinRethrowsTheFailureInsteadOfDroppingIt(Ios.Kind kind) {
+        IllegalArgumentException boom = new IllegalArgumentException("boom");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            RuntimeException out = opened.call(() -> assertThrows(RuntimeException.class, () -> {
+                try (Scope scope = Scope.open()) {
+                    CompletableFuture<Void> started = new CompletableFuture<>();
+                    scope.fork(() -> {
+                        if (kind.inline()) {
+                            return fail(boom); // run inside fork: failed before close
+                        }
+                        started.complete(null);
+                        try {
+                            Io.sleep(HOUR);
+                            return null;
+                        } catch (Cancelled c) {
+                            throw boom; // fails while close unwinds it
+                        }
+                    });
+                    if (!kind.inline()) {
+                        Future.from(started).await();
+                    }
+                    // no suspend point after the failure: close is where it comes out
+                }
+            }));
+            assertSame(boom, out);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#concurrent") // inline, the siblings would run to their end inside fork
+    void joinRethrowsTheFirstFailureWithEveryOtherFailureSuppressed(Ios.Kind kind) {
+        IllegalStateException first = new IllegalStateException("first");
+        IllegalArgumentException second = new IllegalArgumentException("failed while unwinding");
+        IOException third = new IOException("also failed while unwinding");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            RuntimeException out = opened.call(() -> assertThrows(RuntimeException.class, () -> {
+                try (Scope scope = Scope.open()) {
+                    scope.fork(() -> {
+                        try {
+                            Io.sleep(HOUR);
+                            return null;
+                        } catch (Cancelled c) {
+                            throw second;
+                        }
+                    });
+                    scope.fork(() -> {
+                        try {
+                            Io.sleep(HOUR);
+                            return null;
+                        } catch (Cancelled c) {
+                            throw third;
+                        }
+                    });
+                    scope.fork(() -> {
+                        Io.sleep(Duration.ofMillis(5));
+                        return fail(first);
+                    });
+                    scope.join();
+                }
+            }));
+            assertSame(first, out);
+            assertEquals(Set.of(second, third), Set.of(first.getSuppressed()));
+            assertEquals(2, first.getSuppressed().length);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#concurrent") // inline, the child would run to its end inside fork
+    void aCancelledOwnerJoinsItsChildrenAndRethrowsCancelledWithTheirFailuresSuppressed(Ios.Kind kind) {
+        IllegalStateException unwinding = new IllegalStateException("failed while unwinding");
+        AtomicReference<Throwable> fromScope = new AtomicReference<>();
+        AtomicInteger childFinally = new AtomicInteger();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            Future.State ownerState = opened.call(() -> {
+                Future<Object> owner = Io.async(() -> {
+                    try {
+                        return Scope.call(scope -> {
+                            CompletableFuture<Void> started = new CompletableFuture<>();
+                            scope.fork(() -> {
+                                started.complete(null);
+                                try {
+                                    Io.sleep(HOUR);
+                                    return null;
+                                } catch (Cancelled c) {
+                                    throw unwinding;
+                                } finally {
+                                    childFinally.incrementAndGet();
+                                }
+                            });
+                            Future.from(started).await();
+                            Io.currentTask().orElseThrow().cancel(); // the owner's own cancellation
+                            scope.join();
+                            return null;
+                        });
+                    } catch (Throwable t) {
+                        fromScope.set(t);
+                        throw t;
+                    }
+                });
+                assertThrows(Cancelled.class, owner::await);
+                return owner.state();
+            });
+            assertEquals(Future.State.CANCELLED, ownerState);
+            Cancelled out = assertInstanceOf(Cancelled.class, fromScope.get());
+            assertArrayEquals(new Throwable[] {unwinding}, out.getSuppressed());
+            assertEquals(1, childFinally.get());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aShieldOpenedInsideTheScopeDefersItsCancellationOfTheOwner(Ios.Kind kind) {
+        IllegalStateException boom = new IllegalStateException("boom");
+        List<String> trace = new CopyOnWriteArrayList<>();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            RuntimeException out = opened.call(() -> assertThrows(RuntimeException.class, () -> Scope.call(scope -> {
+                scope.fork(() -> fail(boom));
+                Io.shield(() -> {
+                    Io.sleep(Duration.ofMillis(20)); // not cut short by the scope
+                    trace.add("shielded sleep done");
+                });
+                Io.sleep(HOUR);
+                trace.add("never");
+                return null;
+            })));
+            assertSame(boom, out);
+            assertEquals(List.of("shielded sleep done"), trace);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void anInnerScopesFailureEndsWithItAndDoesNotStopTheOuterOwner(Ios.Kind kind) {
+        IllegalStateException boom = new IllegalStateException("inner");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            String out = opened.call(() -> Scope.call(outer -> {
+                Future<String> sibling = outer.fork(() -> {
+                    Io.sleep(Duration.ofMillis(30));
+                    return "outer child";
+                });
+                try {
+                    Scope.call(inner -> {
+                        inner.fork(() -> fail(boom));
+                        Io.sleep(HOUR);
+                        return null;
+                    });
+                } catch (IllegalStateException expected) {
+                    assertSame(boom, expected);
+                }
+                Io.sleep(Duration.ofMillis(1)); // the outer scope did not stop: this sleep is not cut
+                outer.join();
+                return sibling.resultNow();
+            }));
+            assertEquals("outer child", out);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void anOuterScopesFailureUnwindsAnInnerScopeAndComesOutOfTheOuterOne(Ios.Kind kind) {
+        IllegalStateException boom = new IllegalStateException("outer");
+        AtomicReference<Throwable> fromInner = new AtomicReference<>();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            RuntimeException out = opened.call(() -> assertThrows(RuntimeException.class, () -> Scope.call(outer -> {
+                outer.fork(() -> {
+                    Io.sleep(Duration.ofMillis(10));
+                    return fail(boom);
+                });
+                try {
+                    return Scope.call(inner -> {
+                        inner.fork(() -> {
+                            Io.sleep(Duration.ofMillis(5));
+                            return null;
+                        });
+                        Io.sleep(HOUR);
+                        return null;
+                    });
+                } catch (Throwable t) {
+                    fromInner.set(t);
+                    throw t;
+                }
+            })));
+            assertSame(boom, out);
+            Cancelled inner = assertInstanceOf(Cancelled.class, fromInner.get(), "the inner scope passes the outer cancellation on");
+            assertSame(boom, inner.getCause());
+        }
+    }
+
+    /**
+     * The lost-wake-up guard of the scope's cancellation of its owner: a child that fails at once,
+     * racing the owner on its way into a long sleep, on 4 workers, many times. A missed wake-up
+     * leaves the owner asleep for an hour (the test times out).
+     */
+    @Test
+    void theOwnerNeverMissesAFailureThatRacesItsPark() {
+        try (FiberIo io = FiberIo.builder().workers(4).build()) {
+            for (int i = 0; i < 500; i++) {
+                IllegalStateException boom = new IllegalStateException("boom " + i);
+                Object out = Io.with(io).call(() -> {
+                    try {
+                        return Scope.call(scope -> {
+                            scope.fork(() -> fail(boom));
+                            Io.sleep(HOUR);
+                            return "slept";
+                        });
+                    } catch (IllegalStateException e) {
+                        return e;
+                    }
+                });
+                assertSame(boom, out);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ deadline
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aDeadlineCancelsTheWholeBlockAndTimedOutComesOut(Ios.Kind kind) {
+        List<Future<Object>> children = new CopyOnWriteArrayList<>();
+        AtomicInteger started = new AtomicInteger();
+        AtomicInteger finallies = new AtomicInteger();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            long took = opened.call(() -> {
+                long before = Io.current().nowMs();
+                TimedOut out = assertThrows(TimedOut.class, () -> Scope.call(Duration.ofMillis(50), scope -> {
+                    for (int i = 0; i < 2; i++) {
+                        children.add(scope.fork(() -> {
+                            started.incrementAndGet();
+                            try {
+                                Io.sleep(HOUR);
+                                return null;
+                            } finally {
+                                finallies.incrementAndGet();
+                            }
+                        }));
+                    }
+                    Io.sleep(HOUR);
+                    return "never";
+                }));
+                assertNull(out.getCause());
+                Io.sleep(Duration.ofMillis(1)); // the caller is not cancelled after the scope
+                return Io.current().nowMs() - before;
+            });
+            assertTrue(took >= 50 && took < MUCH_LESS_THAN_AN_HOUR_MS, "took " + took + " ms");
+            assertEquals(2, children.size());
+            children.forEach(child -> assertEquals(Future.State.CANCELLED, child.state()));
+            // inline, the first child runs inside fork until the deadline; the second is then not started
+            assertEquals(kind.inline() ? 1 : 2, started.get());
+            assertEquals(started.get(), finallies.get());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aDeadlineReachesAnOwnerWaitingInJoin(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            Object out = opened.call(() -> {
+                try {
+                    return Scope.call(Duration.ofMillis(30), scope -> {
+                        Future<Object> slow = scope.fork(() -> {
+                            Io.sleep(HOUR);
+                            return null;
+                        });
+                        scope.join();
+                        return slow.resultNow();
+                    });
+                } catch (TimedOut expected) {
+                    return expected;
+                }
+            });
+            assertInstanceOf(TimedOut.class, out);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aDeadlineThatDoesNotPassChangesNothing(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            int sum = opened.call(() -> {
+                int value = Scope.call(HOUR, scope -> {
+                    Future<Integer> a = scope.fork(() -> {
+                        Io.sleep(Duration.ofMillis(2));
+                        return 20;
+                    });
+                    Future<Integer> b = scope.fork(() -> 22);
+                    scope.join();
+                    return a.resultNow() + b.resultNow();
+                });
+                Io.sleep(Duration.ofMillis(1));
+                return value;
+            });
+            assertEquals(42, sum);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aZeroDeadlineHasPassedAlreadyAndForksDoNotRun(Ios.Kind kind) {
+        AtomicInteger ran = new AtomicInteger();
+        AtomicReference<Future<Integer>> child = new AtomicReference<>();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            opened.call(() -> assertThrows(TimedOut.class, () -> Scope.call(Duration.ZERO, scope -> {
+                child.set(scope.fork(ran::incrementAndGet));
+                scope.join();
+                return null;
+            })));
+            assertEquals(0, ran.get());
+            assertEquals(Future.State.CANCELLED, child.get().state());
+        }
+    }
+
+    // ------------------------------------------------------------ plain-thread owner
+
+    @Test
+    void aPlainThreadOwnerOnBlockingIoIsStoppedAndThenRunsOnUncancelled() {
+        BlockingIo io = BlockingIo.builder().virtualClock().build();
+        IllegalStateException boom = new IllegalStateException("boom");
+        long slept = Io.with(io).call(() -> {
+            assertTrue(Io.currentTask().isEmpty(), "a plain-thread owner: no task");
+            long before = io.nowMs();
+            assertSame(boom, assertThrows(IllegalStateException.class, () -> Scope.call(scope -> {
+                scope.fork(() -> fail(boom));
+                Io.sleep(HOUR);
+                return null;
+            })));
+            long stopped = io.nowMs() - before;
+            Io.checkpoint();
+            Io.sleep(Duration.ofMillis(7)); // uncancelled: a full sleep
+            assertEquals(stopped + 7, io.nowMs() - before);
+            return stopped;
+        });
+        assertEquals(0, slept);
+        assertFalse(Thread.currentThread().isInterrupted());
+    }
+
+    @Test
+    void aPlainThreadOwnersDeadlineOnARealClockStopsItsSleep() {
+        BlockingIo io = BlockingIo.create();
+        Object out = Io.with(io).call(() -> {
+            try {
+                return Scope.call(Duration.ofMillis(30), scope -> {
+                    Io.sleep(HOUR);
+                    return "slept an hour";
+                });
+            } catch (TimedOut expected) {
+                return expected;
+            }
+        });
+        assertInstanceOf(TimedOut.class, out);
+    }
+
+    // ------------------------------------------------------------ supervisor
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aSupervisorReportsEachFailureNobodyObservedToItsHandler(Ios.Kind kind) {
+        IllegalStateException unseen = new IllegalStateException("nobody awaited me");
+        IllegalStateException awaited = new IllegalStateException("awaited");
+        List<Throwable> handled = new CopyOnWriteArrayList<>();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            opened.call(() -> {
+                try (Scope scope = Scope.supervisor((thread, e) -> handled.add(e))) {
+                    scope.fork(() -> fail(unseen));
+                    Future<Object> seen = scope.fork(() -> fail(awaited));
+                    Future<String> fine = scope.fork(() -> "fine");
+                    scope.join();
+                    assertSame(awaited, assertThrows(IllegalStateException.class, seen::await));
+                    assertEquals("fine", fine.await());
+                    assertEquals(List.of(), handled, "nothing is reported before close");
+                }
+                return null;
+            });
+            assertEquals(List.of(unseen), handled);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aSupervisorWhoseFailuresWereReadReportsNothing(Ios.Kind kind) {
+        IllegalStateException boom = new IllegalStateException("read through failures()");
+        List<Throwable> handled = new CopyOnWriteArrayList<>();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            opened.call(() -> {
+                try (Scope scope = Scope.supervisor((thread, e) -> handled.add(e))) {
+                    scope.fork(() -> fail(boom));
+                    scope.join();
+                    assertEquals(List.of(boom), scope.failures());
+                }
+                return null;
+            });
+            assertEquals(List.of(), handled);
+        }
+    }
+
+    @Test
+    void aSupervisorWithoutAHandlerReportsToTheIosOwn() {
+        List<Throwable> handled = new CopyOnWriteArrayList<>();
+        IOException boom = new IOException("checked, unobserved");
+        for (Io io : List.of(BlockingIo.builder().uncaughtExceptionHandler((t, e) -> handled.add(e)).build(),
+                FiberIo.builder().workers(2).uncaughtExceptionHandler((t, e) -> handled.add(e)).build())) {
+            Io.with(io).call(() -> {
+                try (Scope scope = Scope.supervisor()) {
+                    scope.fork(() -> {
+                        throw boom;
+                    });
+                    scope.join(); // a supervisor's join returns normally; nobody looks at the failure
+                }
+                return null;
+            });
+            if (io instanceof AutoCloseable closeable) {
+                try {
+                    closeable.close();
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }
+        }
+        assertEquals(List.of(boom, boom), handled);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aCheckedFirstFailureComesOutWrappedWithTheSameCause(Ios.Kind kind) {
+        IOException boom = new IOException("checked");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            CompletionException out = opened.call(() -> assertThrows(CompletionException.class, () -> Scope.call(scope -> {
+                scope.fork(() -> {
+                    throw boom;
+                });
+                Io.sleep(HOUR);
+                return null;
+            })));
+            assertSame(boom, out.getCause());
+        }
+    }
+}

@@ -55,8 +55,9 @@ final class Awaiting {
         if (forever && me != null && tryHelp(awaited, me)) {
             return true;
         }
-        // A plain thread with no Io installed still waits: a ParkToken parks any thread.
-        Io io = clock != null ? clock : Context.currentIo() != null || me != null ? Io.current() : null;
+        // A plain thread with no Io installed still waits: a ParkToken parks any thread; through the
+        // clock of a deadline scope it owns, if any, so an inline Io's timer for it fires
+        Io io = clock != null ? clock : Context.currentIo() != null || me != null ? Io.current() : CancelScope.plainThreadClock();
         if (me != null && forever) { // a timed await ends by itself: it closes no deadlock
             me.setAwaiting(awaited);
             checkNoAwaitCycle(awaited, me);
@@ -117,7 +118,7 @@ final class Awaiting {
         me.publishParked(ParkToken.create()); // a cancel of `me` now unparks this thread, wherever the helped task parks
         me.setHelping(awaited);
         try {
-            inPlace.runInPlace(io, awaited::runClaimed);
+            inPlace.runInPlace(io, () -> awaited.runClaimed(me));
         } finally {
             me.setHelping(null);
             me.publishParked(null);

@@ -9,6 +9,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.function.BooleanSupplier;
 
 /**
  * A cancellation limited to a stretch of one owner's code: the owner is a task, or a plain thread
@@ -55,6 +56,12 @@ public final class CancelScope {
      */
 
     private static final ThreadLocal<PlainThread> PLAIN = new ThreadLocal<>();
+    /**
+     * Set once some plain thread opened a scope; until then a task start skips the ThreadLocal
+     * read that tells whether it starts inside a plain thread's scopes. Racy by design: a thread
+     * reads its own write, and only its own scopes matter to the tasks it starts.
+     */
+    private static boolean plainScopesUsed;
     private static final VarHandle CAUSE;
 
     static {
@@ -65,10 +72,17 @@ public final class CancelScope {
         }
     }
 
-    /** A plain thread's scopes and shield depth. Only that thread touches it. */
+    /**
+     * A plain thread's scopes and shield depth. Only that thread writes it; another reads it only
+     * under a lock the thread released after writing (Turns' monitor), through {@link #isCancelled}.
+     */
     private static final class PlainThread {
         CancelScope top;
         int shieldDepth;
+
+        boolean isCancelled() {
+            return top != null && effective(top, shieldDepth, null) != null;
+        }
     }
 
     private final Task<?> task;
@@ -79,9 +93,12 @@ public final class CancelScope {
     private final Io clock;
     private final long deadlineMs;
     private final Throwable onDeadline;
-    private final TimerHandle timer;
+    private final TimerHandle timer; // of the deadline, or null
     private volatile Throwable cause;
-    private boolean ended;
+    /** Set by the owner; volatile because other threads' cycle checks read the owner's stack. */
+    private volatile boolean ended;
+    /** Whether the owner's suspend point threw this scope's signal (owner thread only). */
+    private boolean delivered;
 
     private CancelScope(Task<?> task, PlainThread plain, Io clock, long deadlineMs, Throwable onDeadline) {
         this.task = task;
@@ -90,6 +107,8 @@ public final class CancelScope {
         this.clock = clock;
         this.deadlineMs = deadlineMs;
         this.onDeadline = onDeadline;
+        // armed before it is linked: if arming throws, nothing is left on the owner's stack
+        this.timer = deadlineMs == Io.NO_DEADLINE ? null : clock.armTimer(deadlineMs, ParkToken.create());
         if (task != null) {
             this.shieldDepth = task.shieldDepth();
             this.outer = task.cancelScopes;
@@ -99,7 +118,6 @@ public final class CancelScope {
             this.outer = plain.top;
             plain.top = this;
         }
-        this.timer = deadlineMs == Io.NO_DEADLINE ? null : clock.armTimer(deadlineMs, ParkToken.create());
     }
 
     /**
@@ -133,6 +151,7 @@ public final class CancelScope {
         if (plain == null) {
             plain = new PlainThread();
             PLAIN.set(plain);
+            plainScopesUsed = true;
         }
         return new CancelScope(null, plain, clock, deadlineMs, onDeadline);
     }
@@ -158,14 +177,14 @@ public final class CancelScope {
     }
 
     /**
-     * Returns why this scope stopped (its cancel's cause, or the deadline's once it passed), or
-     * null while it has not. Any thread.
+     * Returns why this scope stopped (its cancel's cause, or the deadline's once it passed while
+     * the scope was open), or null while it has not. Any thread.
      *
      * @return the cause, or null
      */
     public Throwable cause() {
         Throwable why = cause;
-        if (why == null && deadlineMs != Io.NO_DEADLINE && clock.nowMs() >= deadlineMs) {
+        if (why == null && deadlineMs != Io.NO_DEADLINE && !ended && clock.nowMs() >= deadlineMs) {
             CAUSE.compareAndSet(this, null, onDeadline);
             why = cause;
         }
@@ -214,16 +233,20 @@ public final class CancelScope {
      */
     public boolean ownerCancelledOtherwise() {
         requireOwnerThread();
-        boolean wasEnded = ended;
-        ended = true; // looked at as if ended, for this check only
-        try {
-            if (task != null) {
-                return task.isCancellationEffective();
-            }
-            return Thread.currentThread().isInterrupted() || effective(plain.top, plain.shieldDepth) != null;
-        } finally {
-            ended = wasEnded;
+        if (task != null) {
+            return task.isCancellationEffectiveIgnoring(this);
         }
+        return Thread.currentThread().isInterrupted() || effective(plain.top, plain.shieldDepth, this) != null;
+    }
+
+    /**
+     * Whether a suspend point of the owner has thrown this scope's {@link Cancelled} (whose cause
+     * is {@link #cause()}): the owner has been told. Only the owner calls this.
+     *
+     * @return whether the signal was delivered
+     */
+    public boolean wasDelivered() {
+        return delivered;
     }
 
     /**
@@ -250,20 +273,53 @@ public final class CancelScope {
 
     // ---------------------------------------------------------------- the checks, for suspend points
 
-    /** The innermost scope in {@code top}'s chain in effect at shield depth {@code depth}, or null. */
-    static CancelScope effective(CancelScope top, int depth) {
+    /**
+     * The innermost scope in {@code top}'s chain, other than {@code skip}, in effect at shield depth
+     * {@code depth}, or null.
+     */
+    static CancelScope effective(CancelScope top, int depth, CancelScope skip) {
         for (CancelScope c = top; c != null; c = c.outer) {
-            if (!c.ended && depth <= c.shieldDepth && c.cause() != null) {
+            if (c != skip && !c.ended && depth <= c.shieldDepth && c.cause() != null) {
                 return c;
             }
         }
         return null;
     }
 
-    /** The signal thrown at the owner's suspend point. */
-    Cancelled signal() {
+    /**
+     * The signal thrown at a suspend point inside this scope: the owner's ({@code toOwner}: the
+     * owner has now been told), or one of a task running above the owner on its stack (which may
+     * swallow it: that does not count as telling the owner).
+     */
+    Cancelled signal(boolean toOwner) {
+        if (toOwner && Thread.currentThread() == thread) {
+            delivered = true;
+        }
         Throwable why = cause();
         return new Cancelled("the scope around this code was cancelled: " + why, why);
+    }
+
+    /** Whether {@code t} is this scope's owner. */
+    boolean isOwnedBy(Task<?> t) {
+        return task == t;
+    }
+
+    /**
+     * Whether the calling thread is a plain thread with a scope open: a task starting here with no
+     * task below it runs inside those scopes. A static read when no plain thread ever opened one.
+     */
+    static boolean plainThreadHasScopes() {
+        if (!plainScopesUsed) {
+            return false;
+        }
+        PlainThread plain = PLAIN.get();
+        return plain != null && plain.top != null;
+    }
+
+    /** The calling plain thread's innermost scope in effect, other than {@code skip}, or null. */
+    static CancelScope plainThreadStopper(CancelScope skip) {
+        PlainThread plain = PLAIN.get();
+        return plain == null || plain.top == null ? null : effective(plain.top, plain.shieldDepth, skip);
     }
 
     /**
@@ -274,7 +330,40 @@ public final class CancelScope {
      */
     public static boolean plainThreadCancelled() {
         PlainThread plain = PLAIN.get();
-        return plain != null && plain.top != null && effective(plain.top, plain.shieldDepth) != null;
+        return plain != null && plain.isCancelled();
+    }
+
+    /**
+     * For a plain thread: a probe another thread may evaluate, under a lock this thread released
+     * after its last change, to learn whether this thread's scopes stop it, or a task started
+     * inside them (an inline Io's world deciding which waiting member can run; see
+     * {@link Task#isCancellationEffective(BooleanSupplier)}); null if the thread has no scope open.
+     *
+     * @return the probe, or null
+     */
+    public static BooleanSupplier plainThreadProbe() {
+        PlainThread plain = PLAIN.get();
+        return plain == null || plain.top == null ? null : plain::isCancelled;
+    }
+
+    /**
+     * For a plain thread with nothing installed: the Io whose clock measures the deadline of its
+     * innermost open deadline scope, or null. Waiting through that Io (not a bare park) lets an
+     * inline Io's waiting thread fire the deadline's timer itself.
+     *
+     * @return the clock Io, or null
+     */
+    public static Io plainThreadClock() {
+        PlainThread plain = PLAIN.get();
+        if (plain == null) {
+            return null;
+        }
+        for (CancelScope c = plain.top; c != null; c = c.outer) {
+            if (!c.ended && c.timer != null) {
+                return c.clock;
+            }
+        }
+        return null;
     }
 
     /**
@@ -285,9 +374,9 @@ public final class CancelScope {
     public static void throwIfPlainThreadCancelled() {
         PlainThread plain = PLAIN.get();
         if (plain != null && plain.top != null) {
-            CancelScope c = effective(plain.top, plain.shieldDepth);
+            CancelScope c = effective(plain.top, plain.shieldDepth, null);
             if (c != null) {
-                throw c.signal();
+                throw c.signal(true);
             }
         }
     }

@@ -39,8 +39,12 @@ public final class Races {
         if (me != null && (me == ta || me == tb)) {
             throw new IllegalStateException(me + " races its own future: it would cancel itself or never finish");
         }
-        try {
-            Io.checkpoint(); // the racer's cancellation (or its scope's) in effect: the race does not start
+        try { // the racer's cancellation (or a scope's) in effect: the race does not start
+            if (me != null) {
+                me.throwIfCancelled();
+            } else {
+                CancelScope.throwIfPlainThreadCancelled();
+            }
         } catch (Cancelled c) {
             throw cancelInputs(ta, tb, joinLoser, c);
         }
@@ -58,7 +62,7 @@ public final class Races {
 
     /** Parks until one input completes; returns the first to complete (ties: the first argument). */
     private static <T> Task<? extends T> awaitFirst(Task<? extends T> ta, Task<? extends T> tb, Task<?> me, boolean join) {
-        Io io = Context.currentIo() != null || me != null ? Io.current() : null;
+        Io io = Context.currentIo() != null || me != null ? Io.current() : CancelScope.plainThreadClock();
         ParkToken token = ParkToken.create();
         AtomicReference<Task<? extends T>> first = new AtomicReference<>();
         WaiterStack.Waiter onA = ta.addWaiter(() -> {

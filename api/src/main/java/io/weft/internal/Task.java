@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * The task record behind every {@link Future}: its packed state word, its outcome, its awaiters.
@@ -37,8 +38,14 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      *              itself on leaving a shield) and the task has not absorbed it yet
      *   bit  8     OBSERVED: set on a FAILED task once its failure was reported (await, exceptionNow),
      *              so a supervisor scope knows which failures nobody saw
+     *   bit  9     PLAIN_SCOPED: set with NEW -> RUNNING when the task starts, with no task below it,
+     *              on a plain thread that has CancelScopes open (an inline Io under a plain owner):
+     *              it runs inside them, as an inline child runs inside its parent task's
      *   bits 16-31 shield depth: changed by the task's own thread (enterShield/exitShield), and
      *              cleared by the claim of completion
+     *   bits 32-47 inline depth: how many tasks run in place below this one on its stack
+     *              (inlineParent chain), saturating; set by the NEW -> RUNNING CAS itself (no
+     *              extra atomic, no field: the object stays 72 bytes), dropped at completion
      *
      * Transitions (who -> what):
      *
@@ -115,6 +122,12 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     private static final long INTERRUPTED = 1L << 7;
     /** Set on a done, failed task once its failure was reported to someone (await, exceptionNow). */
     private static final long OBSERVED = 1L << 8;
+    /** Started on a plain thread with CancelScopes open, no task below it: it runs inside them. */
+    private static final long PLAIN_SCOPED = 1L << 9;
+    /** What {@link #stopper} returns when the walk reached a PLAIN_SCOPED root unshielded. */
+    private static final Object PLAIN_ROOT = new Object();
+    private static final int DEPTH_SHIFT = 32;
+    private static final long DEPTH_MASK = 0xFFFFL << DEPTH_SHIFT;
     private static final int SHIELD_SHIFT = 16;
     private static final long SHIELD_ONE = 1L << SHIELD_SHIFT;
     private static final long SHIELD_MASK = 0xFFFFL << SHIELD_SHIFT;
@@ -168,13 +181,6 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * that task is suspended inside spawnRaw until this one ends. Written once by run().
      */
     private Task<?> inlineParent;
-    /** How many tasks run in place below this one on its thread's stack (inlineParent chain). */
-    private int inlineDepth;
-    /**
-     * The awaiter running this task in place, or null. Written once by the helper before the body
-     * runs; read by this task's suspend points: the helper's cancellation is this task's too.
-     */
-    private volatile Task<?> helper;
     /**
      * The task this one is running in place now (join helping), or null: written by this task's
      * thread around the help, read by an Io that cancels everything (a shielded helper's cancel
@@ -251,6 +257,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         if (io == null) {
             throw new IllegalStateException(this + " has no body to run: it is completed from outside");
         }
+        Task<?> parent = Context.currentTask(); // under an inline Io, the task this one runs above
+        long depth = parent != null ? depthBits(parent) : CancelScope.plainThreadHasScopes() ? PLAIN_SCOPED : 0;
         long s = state;
         while (true) {
             long life = s & LIFECYCLE;
@@ -260,21 +268,27 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                 }
                 throw new IllegalStateException(this + " was already started; an Io runs a task once");
             }
-            if (STATE.compareAndSet(this, s, (s & ~LIFECYCLE) | RUNNING | STARTED)) {
+            if (STATE.compareAndSet(this, s, (s & ~LIFECYCLE) | RUNNING | STARTED | depth)) {
                 break;
             }
             s = state;
         }
-        runClaimed();
+        runClaimed(parent);
     }
 
-    /** Runs the body of a task this thread claimed (NEW -> RUNNING) and completes it. */
-    void runClaimed() {
+    /** The inline-depth bits of a task started above {@code parent} on the same stack. */
+    private static long depthBits(Task<?> parent) {
+        return parent == null ? 0 : (long) Math.min(parent.inlineDepth() + 1, 0xFFFF) << DEPTH_SHIFT;
+    }
+
+    /**
+     * Runs the body of a task the calling thread claimed (NEW -> RUNNING) above {@code parent},
+     * the task running on this thread now (null if none), and completes it.
+     */
+    void runClaimed(Task<?> parent) {
         THREAD.setRelease(this, Thread.currentThread());
-        Task<?> parent = Context.currentTask();
         inlineParent = parent;
         if (parent != null) {
-            inlineDepth = parent.inlineDepth + 1;
             parent.helping = this; // this task runs above its parent on the stack: do not interrupt the parent
         }
         try {
@@ -437,38 +451,91 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     }
 
     /**
-     * Whether cancellation was requested and no shield defers it, for this task or for the awaiter
-     * running it in place (join helping: while it runs there, it is part of that awaiter).
+     * Whether cancellation is in effect for this task: its own cancel, or a {@link CancelScope}
+     * around it, or the cancel of an awaiter running it in place (join helping: while it runs
+     * there, it is part of that awaiter), unless a shield defers it. See {@link #stopper}.
      */
     public boolean isCancellationEffective() {
         long s = state;
         if ((s & CANCEL_REQUESTED) != 0 && (s & SHIELD_MASK) == 0) {
             return true;
         }
-        CancelScope scopes = cancelScopes;
-        if (scopes != null && CancelScope.effective(scopes, shieldDepth(s)) != null) {
-            return true;
+        if (cancelScopes == null && inlineParent == null && (s & PLAIN_SCOPED) == 0) {
+            return false; // the common case: two plain reads and a bit of the word already read
         }
-        Task<?> h = helper;
-        return h != null && (s & SHIELD_MASK) == 0 && h.isCancellationEffective();
+        return resolve(stopper(s, null), null) != null;
     }
 
     /**
-     * The signal for a cancellation in effect, or null: this task's own cancel, else the innermost
-     * {@link CancelScope} of it in effect (its cause attached), else the helper's.
+     * {@link #isCancellationEffective()} evaluated on another thread, with {@code plainScopes} the
+     * probe of the plain thread this task's stack started on ({@link CancelScope#plainThreadProbe},
+     * taken on that thread; null if it had none).
+     *
+     * @param plainScopes the plain thread's probe, or null
+     * @return whether this task's next suspend point throws
      */
+    public boolean isCancellationEffective(BooleanSupplier plainScopes) {
+        Object by = stopper(state, null);
+        return by == PLAIN_ROOT ? plainScopes != null && plainScopes.getAsBoolean() : by != null;
+    }
+
+    /** {@link #isCancellationEffective()} as if {@code skip} (one of this task's scopes) were ended. */
+    boolean isCancellationEffectiveIgnoring(CancelScope skip) {
+        return resolve(stopper(state, skip), skip) != null;
+    }
+
+    /**
+     * What stops this task, in one walk down its stack (this task, then the tasks it runs above,
+     * through inlineParent): a Task whose own cancel is in effect (this one, or an awaiter running
+     * it in place), a {@link CancelScope} in effect (one of this task's, or of a task below it: an
+     * inline child runs inside its parent's scopes, as Trio's are lexical), {@link #PLAIN_ROOT}
+     * if the walk reached a root started inside a plain thread's scopes, or null. Each task is
+     * looked at with its own shield depth, and a shield stops the walk. A parent's own cancel does
+     * not reach an inline child (it is a separate task); a helper's does (the helped task is part
+     * of it). Cost: one pass, one volatile read per task on the stack.
+     */
+    private Object stopper(long s, CancelScope skip) {
+        Task<?> t = this;
+        boolean ownCancelCounts = true;
+        while (true) {
+            boolean shielded = (s & SHIELD_MASK) != 0;
+            if (ownCancelCounts && (s & CANCEL_REQUESTED) != 0 && !shielded) {
+                return t;
+            }
+            CancelScope scopes = t.cancelScopes;
+            CancelScope stopped = scopes != null ? CancelScope.effective(scopes, shieldDepth(s), skip) : null;
+            if (stopped != null) {
+                return stopped;
+            }
+            Task<?> below = t.inlineParent;
+            if (shielded || below == null) {
+                return shielded || (s & PLAIN_SCOPED) == 0 ? null : PLAIN_ROOT;
+            }
+            ownCancelCounts = (s & HELPED) != 0;
+            t = below;
+            s = below.state;
+        }
+    }
+
+    /**
+     * Turns {@link #PLAIN_ROOT} into the plain thread's scope in effect, read on this task's own
+     * thread (elsewhere it is unknown: null); passes anything else through.
+     */
+    private Object resolve(Object by, CancelScope skip) {
+        if (by != PLAIN_ROOT) {
+            return by;
+        }
+        return Thread.currentThread() == thread ? CancelScope.plainThreadStopper(skip) : null;
+    }
+
+    /** The signal for a cancellation in effect (see {@link #stopper}), or null. */
     private Cancelled cancellationSignal() {
-        long s = state;
-        if ((s & CANCEL_REQUESTED) != 0 && (s & SHIELD_MASK) == 0) {
-            return new Cancelled(this + " was cancelled");
+        Object by = resolve(stopper(state, null), null);
+        if (by instanceof Task<?> cancelled) {
+            return new Cancelled(cancelled + " was cancelled");
         }
-        CancelScope scopes = cancelScopes;
-        CancelScope stopped = scopes != null ? CancelScope.effective(scopes, shieldDepth(s)) : null;
-        if (stopped != null) {
-            return stopped.signal();
-        }
-        Task<?> h = helper;
-        return h != null && (s & SHIELD_MASK) == 0 ? h.cancellationSignal() : null;
+        // told to this task: "delivered" to the scope's owner only if this task is that owner
+        return by instanceof CancelScope stopped ? stopped.signal(stopped.isOwnedBy(this)) : null;
     }
 
     /** Throws {@link Cancelled} if this task's cancellation is in effect. */
@@ -591,10 +658,10 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      */
     boolean claimForHelper(Task<?> awaiter) {
         long s = state;
-        if ((s & LIFECYCLE) != NEW || !STATE.compareAndSet(this, s, (s & ~LIFECYCLE) | RUNNING | STARTED | HELPED)) {
+        if ((s & LIFECYCLE) != NEW
+                || !STATE.compareAndSet(this, s, (s & ~LIFECYCLE) | RUNNING | STARTED | HELPED | depthBits(awaiter))) {
             return false;
         }
-        helper = awaiter;
         return true;
     }
 
@@ -631,7 +698,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     }
 
     int inlineDepth() {
-        return inlineDepth;
+        return (int) ((state & DEPTH_MASK) >>> DEPTH_SHIFT);
     }
 
     /** Reports the outcome of a done task: the value, or the failure under Weft's rules. */

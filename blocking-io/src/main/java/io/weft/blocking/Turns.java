@@ -2,6 +2,7 @@ package io.weft.blocking;
 
 import io.weft.Io;
 import io.weft.ParkToken;
+import io.weft.internal.CancelScope;
 import io.weft.internal.Context;
 import io.weft.internal.Task;
 import java.util.ArrayList;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * The world of a BlockingIo with a virtual clock: the threads that work for it take turns, one
@@ -85,9 +87,18 @@ final class Turns {
      * A member waiting for the turn: its thread, and what it waits on (null: it only waits for the
      * turn: a side thread not yet started, a thread entering the world or stepping aside).
      */
-    private record Member(Thread thread, ParkToken token, Task<?> task) {
+    private record Member(Thread thread, ParkToken token, Task<?> task, BooleanSupplier plainScopes) {
+        Member(Thread thread, ParkToken token, Task<?> task) {
+            // taken on the member's own thread: a task started inside its plain scopes runs inside them
+            this(thread, token, task, token != null ? CancelScope.plainThreadProbe() : null);
+        }
+
+        /** Whether it can run: its token is ready, or a cancellation (its task's, its plain thread's scopes) stops it. */
         boolean wakeable() {
-            return token == null || token.isReady() || (task != null && task.isCancellationEffective());
+            if (token == null || token.isReady()) {
+                return true;
+            }
+            return task != null ? task.isCancellationEffective(plainScopes) : plainScopes != null && plainScopes.getAsBoolean();
         }
     }
 

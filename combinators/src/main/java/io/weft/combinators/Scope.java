@@ -67,8 +67,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * </ul>
  * The block form always delivers that outcome. In try-with-resources, Java keeps the block's own
  * exception: if the owner was at a suspend point outside {@code join} when the scope stopped, the
- * block exits with that {@code Cancelled} (its cause is the failure) and {@code close}'s outcome is
- * added to it as suppressed. Shielded code ({@link Io#shield}) is not cancelled by the scope.
+ * block exits with that {@code Cancelled}, whose cause is the failure; {@code close} adds a
+ * {@link CompletionException} wrapping the failure (the other failures suppressed on it), not the
+ * failure itself, which could be the very exception unwinding the block (self-suppression is
+ * illegal). The same wrapper comes out of {@code close} when the failed child was awaited (by
+ * the owner or anyone) and {@code join} did not throw: the failure is never dropped, even if
+ * the owner swallowed what it got. Shielded code ({@link Io#shield}) is not cancelled by
+ * the scope, and the scope does not interrupt an owner blocked in a JDK call (only
+ * {@link Future#cancel()} does): it learns at its next suspend point. Code running above the
+ * owner on its stack (an inline child under BlockingIo, a task run in place by an await) is
+ * inside the scope and stopped with it.
  *
  * <h2>Who is cancelled when</h2>
  * <ul>
@@ -170,7 +178,8 @@ public final class Scope implements AutoCloseable {
     private boolean closed; // guarded by lock
     private int reported; // guarded by lock
     private int seen; // guarded by lock
-    private boolean outcomeThrown; // owner only
+    private boolean outcomeThrown; // owner only: join/close threw the outcome, or attached to the one out there
+    private Throwable outcomeAtClose; // owner only: the outcome as finish() saw it, before ending ownerStop
     private final AtomicInteger pending = new AtomicInteger();
     private volatile Joiner joiner;
 
@@ -460,10 +469,14 @@ public final class Scope implements AutoCloseable {
 
     /**
      * Closes the scope: cancels every unfinished child, waits (shielded) until all have finished
-     * unwinding, and ends the scope's cancellation of its owner. Then throws what nobody has seen
-     * yet: the first failure of a fail-fast scope (with the others suppressed) or the
-     * {@link TimedOut} of a deadline, unless {@code join} already threw it; if the owner is
-     * cancelled, a {@link Cancelled} carrying the failures not yet reported as suppressed. A
+     * unwinding, and ends the scope's cancellation of its owner. Then throws what the owner has
+     * not seen yet: the first failure of a fail-fast scope (with the others suppressed) or the
+     * {@link TimedOut} of a deadline, unless {@code join} threw it. If a suspend point of the
+     * owner threw the {@link Cancelled} the failure caused, or an await of the failed child
+     * rethrew it, the failure may be the exception unwinding the block: then close throws a
+     * {@link CompletionException} wrapping it (and carrying the others), never the same instance
+     * again; if the owner is cancelled, a
+     * {@link Cancelled} carrying the failures not yet reported as suppressed. A
      * supervisor reports its unobserved failures to its handler and returns normally. Idempotent:
      * closing again does nothing. After close, {@code fork} and {@code join} throw
      * {@link IllegalStateException}.
@@ -485,27 +498,51 @@ public final class Scope implements AutoCloseable {
             }
             return;
         }
-        Throwable outcome = ownerStop.cause();
-        if (outcome != null && !outcomeThrown) {
-            outcomeThrown = true;
-            throw Watch.unchecked(withUnreportedSuppressed(outcome));
+        Throwable outcome = outcomeAtClose;
+        if (outcome == null || outcomeThrown) {
+            return;
+        }
+        outcomeThrown = true;
+        if (ownerStop.wasDelivered() || firstFailureObserved(outcome)) {
+            // the owner may hold it already (a Cancelled caused by it, or an await of the failed
+            // child rethrew it) and it may be what unwinds this block: throwing the same instance
+            // would make try-with-resources fail on self-suppression. Nor may it vanish (the owner
+            // may have swallowed that Cancelled, or a sibling did the awaiting): a wrapper of its
+            // own carries it, and the others, out (suppressed on the block's exception, if any)
+            throw (CompletionException) withUnreportedSuppressed(new CompletionException(
+                    "the scope failed; its first failure may already have reached the owner: " + outcome, outcome));
+        }
+        throw Watch.unchecked(withUnreportedSuppressed(outcome));
+    }
+
+    /** Whether {@code outcome} is the first failure and its child's future reported it to someone. */
+    private boolean firstFailureObserved(Throwable outcome) {
+        lock.lock();
+        try {
+            return !failures.isEmpty() && failures.getFirst() == outcome && CancelScope.failureObserved(failedChildren.getFirst());
+        } finally {
+            lock.unlock();
         }
     }
 
     /**
      * The block form's exit after the block (or its join) threw {@code thrown}: closes, then
      * decides what comes out. The scope's own cancellation unwinding the block becomes the
-     * scope's outcome; anything else comes out as it is, with what nobody saw suppressed.
+     * scope's outcome (keeping what the Cancelled carried as suppressed); anything else comes out
+     * as it is, with what nobody saw suppressed.
      */
     private RuntimeException closeAfter(Throwable thrown) {
         if (!markClosed()) {
             return Watch.unchecked(thrown); // the block closed the scope itself: close already reported
         }
         boolean cancelledOtherwise = finish();
-        Throwable outcome = ownerStop.cause();
+        Throwable outcome = outcomeAtClose;
         if (outcome != null && !outcomeThrown && !cancelledOtherwise) {
             outcomeThrown = true;
-            if (thrown instanceof Cancelled) { // the scope's own cancellation unwound the block
+            if (thrown instanceof Cancelled && thrown != outcome) { // the scope's own cancellation unwound the block
+                for (Throwable carried : thrown.getSuppressed()) {
+                    Watch.suppress(outcome, carried); // e.g. an inner scope's failures, attached to it on the way out
+                }
                 return Watch.unchecked(withUnreportedSuppressed(outcome));
             }
             if (outcome == timedOut) {
@@ -516,16 +553,21 @@ public final class Scope implements AutoCloseable {
     }
 
     /**
-     * close's work: cancels and waits for the children, ends the owner's cancellation, reports a
-     * supervisor's unobserved failures. Returns whether the owner is cancelled otherwise than by
-     * this scope (its own cancel, an interrupt, an enclosing scope).
+     * close's work: cancels and waits for the children, records the outcome and ends the owner's
+     * cancellation, reports a supervisor's unobserved failures. Returns whether the owner is
+     * cancelled otherwise than by this scope (its own cancel, an interrupt, an enclosing scope).
      */
     private boolean finish() {
-        cancelChildren();
-        Io io = Io.current();
-        Watch.waitThrough(() -> awaitChildren(io));
-        boolean cancelledOtherwise = ownerStop.ownerCancelledOtherwise();
-        ownerStop.end();
+        boolean cancelledOtherwise;
+        try {
+            cancelChildren();
+            Io io = Io.current();
+            Watch.waitThrough(() -> awaitChildren(io));
+            outcomeAtClose = ownerStop.cause(); // before end(): a deadline crossed after it does not count
+            cancelledOtherwise = ownerStop.ownerCancelledOtherwise();
+        } finally {
+            ownerStop.end(); // whatever happened: the scope's cancellation never outlives it
+        }
         if (policy == Policy.SUPERVISOR) {
             reportUnobserved();
         }
@@ -566,12 +608,18 @@ public final class Scope implements AutoCloseable {
         }
     }
 
-    /** Adds the failures not yet reported to {@code primary}'s suppressed (skipping itself); returns it. */
+    /**
+     * Adds the failures not yet reported to {@code primary}'s suppressed (skipping itself and the
+     * failure it wraps); returns it.
+     */
     private Throwable withUnreportedSuppressed(Throwable primary) {
         lock.lock();
         try {
             for (int i = reported; i < failures.size(); i++) {
-                Watch.suppress(primary, failures.get(i));
+                Throwable failure = failures.get(i);
+                if (failure != primary.getCause()) {
+                    Watch.suppress(primary, failure);
+                }
             }
             reported = failures.size();
         } finally {

@@ -15,6 +15,8 @@ import io.weft.Io;
 import io.weft.TimedOut;
 import io.weft.blocking.BlockingIo;
 import io.weft.fiber.FiberIo;
+import io.weft.reactive.Inbox;
+import io.weft.reactive.Reactive;
 import io.weft.testing.Ios;
 import java.io.IOException;
 import java.time.Duration;
@@ -68,9 +70,12 @@ class ScopeOwnerTest {
                         }
                     }
                 });
-                // try-with-resources keeps the block's exception; close's outcome rides on it
+                // try-with-resources keeps the block's exception; close adds a wrapper of boom, not
+                // boom itself (it might be the very exception unwinding the block)
                 assertSame(atSleep.get(), out);
-                assertArrayEquals(new Throwable[] {boom}, out.getSuppressed());
+                assertEquals(1, out.getSuppressed().length);
+                assertInstanceOf(CompletionException.class, out.getSuppressed()[0]);
+                assertSame(boom, out.getSuppressed()[0].getCause());
                 return Io.current().nowMs() - before;
             });
             assertSame(boom, atSleep.get().getCause());
@@ -328,6 +333,158 @@ class ScopeOwnerTest {
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void closeWrapsAFailureTheOwnerAlreadyGotByAwaitingTheChild(Ios.Kind kind) {
+        IllegalStateException boom = new IllegalStateException("boom");
+        IllegalArgumentException later = new IllegalArgumentException("another");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            RuntimeException out = opened.call(() -> assertThrows(RuntimeException.class, () -> {
+                try (Scope scope = Scope.open()) {
+                    CompletableFuture<Void> started = new CompletableFuture<>();
+                    if (!kind.inline()) { // inline, it would sleep its hour inside fork
+                        scope.fork(() -> {
+                            started.complete(null);
+                            try {
+                                Io.sleep(HOUR);
+                                return null;
+                            } catch (Cancelled c) {
+                                throw later;
+                            }
+                        });
+                        Future.from(started).await();
+                    }
+                    Future<Object> failing = scope.fork(() -> fail(boom));
+                    failing.await(); // rethrows boom, which then unwinds the block into close
+                }
+            }));
+            assertSame(boom, out, "not an IllegalArgumentException of self-suppression");
+            assertEquals(1, boom.getSuppressed().length);
+            Throwable wrapper = boom.getSuppressed()[0];
+            assertInstanceOf(CompletionException.class, wrapper);
+            assertSame(boom, wrapper.getCause());
+            assertArrayEquals(kind.inline() ? new Throwable[0] : new Throwable[] {later}, wrapper.getSuppressed());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void closeWrapsAFailureTheOwnerRethrewFromTheCancelledItGot(Ios.Kind kind) {
+        IllegalStateException boom = new IllegalStateException("boom");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            RuntimeException out = opened.call(() -> assertThrows(RuntimeException.class, () -> {
+                try (Scope scope = Scope.open()) {
+                    scope.fork(() -> fail(boom));
+                    try {
+                        Io.sleep(HOUR);
+                    } catch (Cancelled c) {
+                        throw (RuntimeException) c.getCause(); // the owner unwraps what stopped it
+                    }
+                }
+            }));
+            assertSame(boom, out);
+            assertEquals(1, boom.getSuppressed().length);
+            assertSame(boom, boom.getSuppressed()[0].getCause());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aFailureIsNotLostWhenTheOwnerSwallowsTheCancelledItCaused(Ios.Kind kind) {
+        IllegalStateException boom = new IllegalStateException("boom");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            AtomicReference<Cancelled> swallowed = new AtomicReference<>();
+            CompletionException out = opened.call(() -> assertThrows(CompletionException.class, () -> {
+                try (Scope scope = Scope.open()) {
+                    scope.fork(() -> fail(boom));
+                    try {
+                        Io.sleep(HOUR);
+                    } catch (Cancelled c) {
+                        swallowed.set(c); // and carries on as if nothing happened
+                    }
+                }
+            }));
+            assertSame(boom, swallowed.get().getCause());
+            assertSame(boom, out.getCause());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aFailureAwaitedBySomeoneElseStillComesOutOfClose(Ios.Kind kind) {
+        IllegalStateException boom = new IllegalStateException("boom");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            AtomicReference<Object> watcherGot = new AtomicReference<>();
+            CompletionException out = opened.call(() -> assertThrows(CompletionException.class, () -> {
+                try (Scope scope = Scope.open()) {
+                    Future<Object> failing = scope.fork(() -> fail(boom));
+                    Future<Object> watcher = Io.async(() -> { // not the owner, not in the scope
+                        try {
+                            return failing.await();
+                        } catch (IllegalStateException e) {
+                            return e;
+                        }
+                    });
+                    // shielded: the owner's own suspend point never tells it of the failure
+                    watcherGot.set(Io.shield(() -> watcher.await()));
+                }
+            }));
+            assertSame(boom, watcherGot.get());
+            assertSame(boom, out.getCause());
+        }
+    }
+
+    @Test
+    void aFailureAnInlineChildSwallowedStillComesOutOfClose() {
+        // under BlockingIo the async runs inside the owner's scope and gets its Cancelled; it
+        // swallows it: the owner was never told, so close throws the failure itself
+        IllegalStateException boom = new IllegalStateException("boom");
+        BlockingIo io = BlockingIo.builder().virtualClock().build();
+        RuntimeException out = Io.with(io).call(() -> Io.async(() -> assertThrows(RuntimeException.class, () -> {
+            try (Scope scope = Scope.open()) {
+                scope.fork(() -> fail(boom));
+                Io.async(() -> {
+                    try {
+                        Io.sleep(HOUR);
+                    } catch (Cancelled swallowed) {
+                        // an inline child's business
+                    }
+                    return null;
+                }).await();
+            }
+        })).await());
+        assertSame(boom, out);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#concurrent") // both scopes must fail while the other is running
+    void whenAnOuterScopeStopsAnInnerOneBothFailuresComeOut(Ios.Kind kind) {
+        IllegalStateException outerFailure = new IllegalStateException("outer");
+        IllegalArgumentException innerFailure = new IllegalArgumentException("inner, while unwinding");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            RuntimeException out = opened.call(() -> assertThrows(RuntimeException.class, () -> Scope.call(outer -> {
+                outer.fork(() -> {
+                    Io.sleep(Duration.ofMillis(10));
+                    return fail(outerFailure);
+                });
+                return Scope.call(inner -> {
+                    inner.fork(() -> {
+                        try {
+                            Io.sleep(HOUR);
+                            return null;
+                        } catch (Cancelled c) {
+                            throw innerFailure;
+                        }
+                    });
+                    inner.join();
+                    return null;
+                });
+            })));
+            assertSame(outerFailure, out);
+            assertArrayEquals(new Throwable[] {innerFailure}, outerFailure.getSuppressed());
+        }
+    }
+
     // ------------------------------------------------------------ deadline
 
     @ParameterizedTest
@@ -428,6 +585,25 @@ class ScopeOwnerTest {
 
     // ------------------------------------------------------------ plain-thread owner
 
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aDeadlineStopsCodeRunningAboveTheOwnerOnItsStack(Ios.Kind kind) {
+        // BlockingIo runs the async inside the await's caller, FiberIo may run it in place (join
+        // helping): either way it runs inside the owner's scope and the deadline stops it
+        try (Ios.Opened opened = Ios.open(kind)) {
+            long took = opened.call(() -> {
+                long before = Io.current().nowMs();
+                assertThrows(TimedOut.class, () -> Scope.call(Duration.ofMillis(40), scope -> Io.async(() -> {
+                    Io.sleep(HOUR);
+                    return "slept";
+                }).await()));
+                return Io.current().nowMs() - before;
+            });
+            assertTrue(took >= 40 && took < MUCH_LESS_THAN_AN_HOUR_MS, "took " + took + " ms");
+        }
+    }
+
+
     @Test
     void aPlainThreadOwnerOnBlockingIoIsStoppedAndThenRunsOnUncancelled() {
         BlockingIo io = BlockingIo.builder().virtualClock().build();
@@ -451,6 +627,72 @@ class ScopeOwnerTest {
     }
 
     @Test
+    void aPlainThreadOwnersDeadlineStopsAnInlineChildRunningAboveIt() {
+        // main with BlockingIo: the async runs inline on main, inside main's (plain) scopes
+        BlockingIo io = BlockingIo.builder().virtualClock().build();
+        long at = Io.with(io).call(() -> {
+            assertTrue(Io.currentTask().isEmpty(), "a plain-thread owner: no task");
+            assertThrows(TimedOut.class, () -> Scope.call(Duration.ofMillis(40), scope -> Io.async(() -> {
+                Io.sleep(HOUR);
+                return "slept";
+            }).await()));
+            Io.sleep(Duration.ofMillis(3)); // and main runs on uncancelled
+            return io.nowMs();
+        });
+        assertEquals(43, at);
+    }
+
+    @Test
+    void aPlainThreadOwnersDeadlineOnARealClockStopsAnInlineChild() {
+        BlockingIo io = BlockingIo.create();
+        long before = System.nanoTime();
+        Object out = Io.with(io).call(() -> {
+            try {
+                return Scope.call(Duration.ofMillis(30), scope -> Io.async(() -> {
+                    Io.sleep(HOUR);
+                    return "slept an hour";
+                }).await());
+            } catch (TimedOut expected) {
+                return expected;
+            }
+        });
+        assertInstanceOf(TimedOut.class, out);
+        assertTrue(System.nanoTime() - before < Duration.ofMinutes(1).toNanos());
+    }
+
+    @Test
+    void aShieldInsideAPlainOwnersScopeShieldsItsInlineChildren() {
+        BlockingIo io = BlockingIo.builder().virtualClock().build();
+        long at = Io.with(io).call(() -> {
+            assertThrows(TimedOut.class, () -> Scope.call(Duration.ofMillis(10), scope -> Io.shield(() -> Io.async(() -> {
+                Io.sleep(Duration.ofMillis(25)); // shielded: sleeps through the deadline
+                return "slept";
+            }).await())));
+            return io.nowMs();
+        });
+        assertEquals(25, at);
+    }
+
+    @Test
+    void anInlineChildOfAPlainOwnerInAWorldWithASideThreadWakesAtTheDeadline() {
+        BlockingIo io = BlockingIo.builder().virtualClock().build();
+        long at = Io.with(io).call(() -> {
+            Inbox<Integer> inbox = Reactive.subscribe(Reactive.produce(emitter -> {
+                Io.sleep(Duration.ofHours(10)); // a side thread of the world, asleep
+                emitter.emit(1);
+            }), 1);
+            try {
+                assertThrows(TimedOut.class,
+                        () -> Scope.call(Duration.ofMillis(50), scope -> Io.async(inbox::receive).await()));
+                return io.nowMs();
+            } finally {
+                inbox.cancel();
+            }
+        });
+        assertEquals(50, at, "the world woke the inline child at the owner's deadline");
+    }
+
+    @Test
     void aPlainThreadOwnersDeadlineOnARealClockStopsItsSleep() {
         BlockingIo io = BlockingIo.create();
         Object out = Io.with(io).call(() -> {
@@ -464,6 +706,40 @@ class ScopeOwnerTest {
             }
         });
         assertInstanceOf(TimedOut.class, out);
+    }
+
+    @Test
+    void aPlainThreadWithNothingInstalledTimesOutWhileAwaitingAnotherIosTask() {
+        try (FiberIo fibers = FiberIo.builder().workers(2).build()) {
+            Future<String> slow = Io.with(fibers).call(() -> Io.async(() -> {
+                Io.sleep(HOUR);
+                return "slept";
+            }));
+            long before = System.nanoTime();
+            // no Io installed here: the deadline is on the default Io's clock, whose timers fire
+            // only in a wait through it
+            assertThrows(TimedOut.class, () -> Scope.call(Duration.ofMillis(30), scope -> slow.await()));
+            assertTrue(System.nanoTime() - before < Duration.ofMinutes(1).toNanos());
+            slow.cancel();
+        }
+    }
+
+    @Test
+    void aPlainOwnerInAVirtualClockWorldWithASideThreadWakesAtItsDeadline() {
+        BlockingIo io = BlockingIo.builder().virtualClock().build();
+        long at = Io.with(io).call(() -> {
+            Inbox<Integer> inbox = Reactive.subscribe(Reactive.produce(emitter -> {
+                Io.sleep(Duration.ofHours(10)); // a side thread of the world, asleep
+                emitter.emit(1);
+            }), 1);
+            try {
+                assertThrows(TimedOut.class, () -> Scope.call(Duration.ofMillis(50), scope -> inbox.receive()));
+                return io.nowMs();
+            } finally {
+                inbox.cancel();
+            }
+        });
+        assertEquals(50, at, "the world woke the owner at its deadline, not when the producer woke");
     }
 
     // ------------------------------------------------------------ supervisor

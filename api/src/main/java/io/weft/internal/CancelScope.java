@@ -40,9 +40,11 @@ public final class CancelScope {
      * check walks the owner's stack; with nothing open it is one plain field read per suspend point
      * (Task) or one ThreadLocal read (plain thread, a path that parks an OS thread anyway).
      *
-     * Cancel vs park (lost wake-up): cancel() CASes `cause` (volatile), then reads the owner
-     * task's parked token (volatile) and unparks its thread; the task writes its parked token, then
-     * re-checks effectiveness (reads `cause`). Sequentially consistent accesses: one sees the
+     * Cancel vs park (lost wake-up): cancel() CASes `cause` (volatile), then walks the owner
+     * task's stack (the owner, then through `helping` each task running above it: inline
+     * children, tasks run in place, all inside the scope) reading each one's parked token
+     * (volatile) and unparking its thread; a task writes its parked token, then re-checks
+     * effectiveness (reads `cause`). Sequentially consistent accesses: one sees the
      * other. A plain owner is unparked unconditionally (LockSupport permits make a late park
      * return). Spurious unparks are harmless: every park loop re-checks.
      *
@@ -112,12 +114,20 @@ public final class CancelScope {
         if (task != null) {
             this.shieldDepth = task.shieldDepth();
             this.outer = task.cancelScopes;
-            task.cancelScopes = this;
         } else {
             this.shieldDepth = plain.shieldDepth;
             this.outer = plain.top;
+        }
+    }
+
+    /** Makes this scope its owner's innermost; after construction, so no reader sees it unfinished. */
+    private CancelScope link() {
+        if (task != null) {
+            task.cancelScopes = this;
+        } else {
             plain.top = this;
         }
+        return this;
     }
 
     /**
@@ -145,7 +155,7 @@ public final class CancelScope {
         }
         Task<?> task = Context.currentTask();
         if (task != null) {
-            return new CancelScope(task, null, clock, deadlineMs, onDeadline);
+            return new CancelScope(task, null, clock, deadlineMs, onDeadline).link();
         }
         PlainThread plain = PLAIN.get();
         if (plain == null) {
@@ -153,7 +163,7 @@ public final class CancelScope {
             PLAIN.set(plain);
             plainScopesUsed = true;
         }
-        return new CancelScope(null, plain, clock, deadlineMs, onDeadline);
+        return new CancelScope(null, plain, clock, deadlineMs, onDeadline).link();
     }
 
     /**
@@ -240,8 +250,8 @@ public final class CancelScope {
     }
 
     /**
-     * Whether a suspend point of the owner has thrown this scope's {@link Cancelled} (whose cause
-     * is {@link #cause()}): the owner has been told. Only the owner calls this.
+     * Whether a suspend point on the owner's stack has thrown this scope's {@link Cancelled}
+     * (whose cause is {@link #cause()}): the owner may hold it now. Only the owner calls this.
      *
      * @return whether the signal was delivered
      */
@@ -287,21 +297,16 @@ public final class CancelScope {
     }
 
     /**
-     * The signal thrown at a suspend point inside this scope: the owner's ({@code toOwner}: the
-     * owner has now been told), or one of a task running above the owner on its stack (which may
-     * swallow it: that does not count as telling the owner).
+     * The signal thrown at a suspend point inside this scope, on the owner's thread: the owner's
+     * own, or one of a task running above it on its stack. Either way the owner may now hold it
+     * (a task above may pass it down, or unwrap its cause): it counts as delivered.
      */
-    Cancelled signal(boolean toOwner) {
-        if (toOwner && Thread.currentThread() == thread) {
+    Cancelled signal() {
+        if (Thread.currentThread() == thread) {
             delivered = true;
         }
         Throwable why = cause();
         return new Cancelled("the scope around this code was cancelled: " + why, why);
-    }
-
-    /** Whether {@code t} is this scope's owner. */
-    boolean isOwnedBy(Task<?> t) {
-        return task == t;
     }
 
     /**
@@ -376,7 +381,7 @@ public final class CancelScope {
         if (plain != null && plain.top != null) {
             CancelScope c = effective(plain.top, plain.shieldDepth, null);
             if (c != null) {
-                throw c.signal(true);
+                throw c.signal();
             }
         }
     }

@@ -511,7 +511,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             if (shielded || below == null) {
                 return shielded || (s & PLAIN_SCOPED) == 0 ? null : PLAIN_ROOT;
             }
-            ownCancelCounts = (s & HELPED) != 0;
+            ownCancelCounts &= (s & HELPED) != 0; // through helped links only: an inline child breaks it
             t = below;
             s = below.state;
         }
@@ -534,8 +534,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         if (by instanceof Task<?> cancelled) {
             return new Cancelled(cancelled + " was cancelled");
         }
-        // told to this task: "delivered" to the scope's owner only if this task is that owner
-        return by instanceof CancelScope stopped ? stopped.signal(stopped.isOwnedBy(this)) : null;
+        return by instanceof CancelScope stopped ? stopped.signal() : null;
     }
 
     /** Throws {@link Cancelled} if this task's cancellation is in effect. */
@@ -555,11 +554,19 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         }
     }
 
-    /** Unparks the thread this task is parked on, if it is (a CancelScope of it was cancelled). */
+    /**
+     * Unparks whatever is parked on this task's stack (a CancelScope of it was cancelled): this
+     * task, or a task running above it (an inline child, a task run in place), which is inside
+     * the scope too. Each publishes its token (volatile) before re-checking the scope's cause; the
+     * canceller wrote the cause before walking `helping` (volatile, set before the task above
+     * started) and reading the tokens: one side sees the other.
+     */
     void wakeParked() {
-        ParkToken p = parked;
-        if (p != null) {
-            Wake.unpark(p.owner());
+        for (Task<?> t = this; t != null; t = t.helping) {
+            ParkToken p = t.parked;
+            if (p != null) {
+                Wake.unpark(p.owner());
+            }
         }
     }
 

@@ -71,8 +71,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link CompletionException} wrapping the failure (the other failures suppressed on it), not the
  * failure itself, which could be the very exception unwinding the block (self-suppression is
  * illegal). The same wrapper comes out of {@code close} when the failed child was awaited (by
- * the owner or anyone) and {@code join} did not throw: the failure is never dropped, even if
- * the owner swallowed what it got. Shielded code ({@link Io#shield}) is not cancelled by
+ * the owner or anyone) or {@link #failures()} handed it out, and {@code join} did not throw it:
+ * the failure is never dropped, even if the owner swallowed what it got. Shielded code ({@link Io#shield}) is not cancelled by
  * the scope, and the scope does not interrupt an owner blocked in a JDK call (only
  * {@link Future#cancel()} does): it learns at its next suspend point. Code running above the
  * owner on its stack (an inline child under BlockingIo, a task run in place by an await) is
@@ -471,17 +471,20 @@ public final class Scope implements AutoCloseable {
      * Closes the scope: cancels every unfinished child, waits (shielded) until all have finished
      * unwinding, and ends the scope's cancellation of its owner. Then throws what the owner has
      * not seen yet: the first failure of a fail-fast scope (with the others suppressed) or the
-     * {@link TimedOut} of a deadline, unless {@code join} threw it. If a suspend point of the
-     * owner threw the {@link Cancelled} the failure caused, or an await of the failed child
-     * rethrew it, the failure may be the exception unwinding the block: then close throws a
-     * {@link CompletionException} wrapping it (and carrying the others), never the same instance
-     * again; if the owner is cancelled, a
+     * {@link TimedOut} of a deadline, unless {@code join} threw it. If the owner may already hold
+     * the failure (a suspend point on its stack threw the {@link Cancelled} it caused, an await of
+     * the failed child rethrew it, {@link #failures()} handed it out), it may be the very
+     * exception unwinding the block: then close throws a {@link CompletionException} wrapping it
+     * (and carrying the others), never the same instance again. On a scheduling Io which of the
+     * two comes out can depend on timing (whether someone awaited the child before close). If
+     * the owner is cancelled, a
      * {@link Cancelled} carrying the failures not yet reported as suppressed. A
      * supervisor reports its unobserved failures to its handler and returns normally. Idempotent:
      * closing again does nothing. After close, {@code fork} and {@code join} throw
      * {@link IllegalStateException}.
      *
-     * @throws CompletionException wrapping the first failure of a fail-fast scope, if checked
+     * @throws CompletionException wrapping the first failure of a fail-fast scope, if checked, or
+     *     (whatever it is, an {@link Error} too) if the owner may already hold it
      * @throws TimedOut if the scope's deadline passed and {@code join} did not say so
      * @throws WrongThreadException if the caller is not the scope's owner
      */
@@ -515,11 +518,15 @@ public final class Scope implements AutoCloseable {
         throw Watch.unchecked(withUnreportedSuppressed(outcome));
     }
 
-    /** Whether {@code outcome} is the first failure and its child's future reported it to someone. */
+    /**
+     * Whether {@code outcome} is the first failure and someone may hold it: its child's future
+     * reported it (an await, exceptionNow), or {@link #failures()} handed it out.
+     */
     private boolean firstFailureObserved(Throwable outcome) {
         lock.lock();
         try {
-            return !failures.isEmpty() && failures.getFirst() == outcome && CancelScope.failureObserved(failedChildren.getFirst());
+            return !failures.isEmpty() && failures.getFirst() == outcome
+                    && (seen > 0 || CancelScope.failureObserved(failedChildren.getFirst()));
         } finally {
             lock.unlock();
         }

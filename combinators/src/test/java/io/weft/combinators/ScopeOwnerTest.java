@@ -437,7 +437,31 @@ class ScopeOwnerTest {
     @Test
     void aFailureAnInlineChildSwallowedStillComesOutOfClose() {
         // under BlockingIo the async runs inside the owner's scope and gets its Cancelled; it
-        // swallows it: the owner was never told, so close throws the failure itself
+        // swallows it: close must not stay silent (nor throw boom itself, which the child could
+        // have passed down: see the next test)
+        IllegalStateException boom = new IllegalStateException("boom");
+        BlockingIo io = BlockingIo.builder().virtualClock().build();
+        AtomicReference<Cancelled> childGot = new AtomicReference<>();
+        CompletionException out = Io.with(io).call(() -> Io.async(() -> assertThrows(CompletionException.class, () -> {
+            try (Scope scope = Scope.open()) {
+                scope.fork(() -> fail(boom));
+                Io.async(() -> {
+                    try {
+                        Io.sleep(HOUR);
+                    } catch (Cancelled swallowed) {
+                        childGot.set(swallowed); // an inline child's business
+                    }
+                    return null;
+                }).await();
+            }
+        })).await());
+        assertSame(boom, childGot.get().getCause(), "the inline child was stopped by the owner's scope");
+        assertSame(boom, out.getCause());
+        assertEquals(0, io.nowMs(), "nobody slept");
+    }
+
+    @Test
+    void anInlineChildThatUnwrapsTheCancelledDoesNotBreakClose() {
         IllegalStateException boom = new IllegalStateException("boom");
         BlockingIo io = BlockingIo.builder().virtualClock().build();
         RuntimeException out = Io.with(io).call(() -> Io.async(() -> assertThrows(RuntimeException.class, () -> {
@@ -446,14 +470,115 @@ class ScopeOwnerTest {
                 Io.async(() -> {
                     try {
                         Io.sleep(HOUR);
-                    } catch (Cancelled swallowed) {
-                        // an inline child's business
+                        return null;
+                    } catch (Cancelled c) {
+                        throw (RuntimeException) c.getCause(); // boom, which the owner's await rethrows
                     }
-                    return null;
                 }).await();
             }
         })).await());
-        assertSame(boom, out);
+        assertSame(boom, out, "not an IllegalArgumentException of self-suppression");
+        assertEquals(1, boom.getSuppressed().length);
+        assertSame(boom, boom.getSuppressed()[0].getCause());
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aFailureHandedOutByFailuresCanBeThrownFromTheBlock(Ios.Kind kind) {
+        IllegalStateException boom = new IllegalStateException("boom");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            RuntimeException out = opened.call(() -> assertThrows(RuntimeException.class, () -> {
+                try (Scope scope = Scope.open()) {
+                    scope.fork(() -> fail(boom));
+                    List<Throwable> failures = Io.shield(() -> { // not told at a suspend point
+                        while (scope.failures().isEmpty()) {
+                            Io.sleep(Duration.ofMillis(1));
+                        }
+                        return scope.failures();
+                    });
+                    throw (RuntimeException) failures.getFirst();
+                }
+            }));
+            assertSame(boom, out, "not an IllegalArgumentException of self-suppression");
+            assertEquals(1, boom.getSuppressed().length);
+            assertInstanceOf(CompletionException.class, boom.getSuppressed()[0]);
+            assertSame(boom, boom.getSuppressed()[0].getCause());
+        }
+    }
+
+    @Test
+    void aFailureWakesAnInlineChildParkedAboveTheOwner() {
+        // a FiberIo task owns the scope; an inline child (BlockingIo, on the owner's thread) parks
+        // on its own token: the failure of a child on another worker must wake it
+        IllegalStateException boom = new IllegalStateException("boom");
+        BlockingIo inline = BlockingIo.create();
+        CompletableFuture<String> never = new CompletableFuture<>();
+        try (FiberIo fibers = FiberIo.builder().workers(2).build()) {
+            CompletableFuture<Void> parked = new CompletableFuture<>();
+            Future<Object> owner = Io.with(fibers).call(() -> Io.async(() -> Scope.call(scope -> {
+                scope.fork(() -> {
+                    Future.from(parked).await(); // fail once the inline child is on its way to park
+                    return fail(boom);
+                });
+                return Io.with(inline).call(() -> Io.async(() -> {
+                    parked.complete(null);
+                    return Future.from(never).await();
+                }).await());
+            })));
+            assertSame(boom, assertThrows(IllegalStateException.class, owner::await));
+        }
+    }
+
+    @Test
+    void aHelpersCancelDoesNotReachAnInlineChildOfTheTaskItRunsInPlace() {
+        // A runs B in place (one worker: B cannot have started elsewhere); B runs C inline under
+        // BlockingIo. A's cancel is B's (B is part of A), but B's own cancel never reaches C
+        BlockingIo inline = BlockingIo.create();
+        AtomicReference<Object> cOutcome = new AtomicReference<>();
+        CompletableFuture<Void> cRunning = new CompletableFuture<>();
+        try (FiberIo fibers = FiberIo.builder().workers(1).build()) {
+            Future<Object> a = Io.with(fibers).call(() -> Io.async(() -> {
+                Future<Object> b = Io.async(() -> Io.with(inline).call(() -> Io.async(() -> {
+                    cRunning.complete(null);
+                    try {
+                        // parked (or about to) when A is cancelled: the cancel wakes this thread,
+                        // C looks again and must find nothing that stops it
+                        Io.sleep(Duration.ofMillis(100));
+                        cOutcome.set("slept");
+                    } catch (Cancelled c) {
+                        cOutcome.set(c);
+                    }
+                    return null;
+                }).await()));
+                return b.await();
+            }));
+            cRunning.join();
+            a.cancel();
+            assertThrows(Cancelled.class, a::await);
+        }
+        assertEquals("slept", cOutcome.get());
+    }
+
+    @Test
+    void aDeadlineStopsATaskTheOwnerRunsInPlace() {
+        // one worker, busy with the owner: the async cannot start elsewhere, so the owner's await
+        // runs it in place, inside the scope, and the deadline cancels it
+        try (FiberIo fibers = FiberIo.builder().workers(1).virtualClock().build()) {
+            AtomicReference<Future<String>> inner = new AtomicReference<>();
+            long took = fibers.call(() -> {
+                long before = Io.current().nowMs();
+                assertThrows(TimedOut.class, () -> Scope.call(Duration.ofMillis(40), scope -> {
+                    inner.set(Io.async(() -> {
+                        Io.sleep(HOUR);
+                        return "slept";
+                    }));
+                    return inner.get().await();
+                }));
+                return Io.current().nowMs() - before;
+            });
+            assertEquals(40, took);
+            assertEquals(Future.State.CANCELLED, inner.get().state());
+        }
     }
 
     @ParameterizedTest

@@ -271,13 +271,7 @@ final class Turns {
                     if (holder == me || i < 0) {
                         return; // my turn; or the world dissolved and I go on as before
                     }
-                    if (holder == null && waiting.get(i).wakeable()) {
-                        holder = me; // woken from outside the world while nobody held the turn
-                        waiting.remove(i);
-                        return;
-                    }
-                    if (interrupted && Context.currentTask() == null && !sideThreads.contains(me)) {
-                        waiting.remove(i); // a plain thread being stopped does not wait for its turn
+                    if (takeFreeTurnOrLeave(me, i, waiting.get(i).wakeable(), interrupted)) {
                         return;
                     }
                 }
@@ -287,6 +281,25 @@ final class Turns {
                 me.interrupt(); // ParkToken decides what an interrupt means for this wait
             }
         }
+    }
+
+    /**
+     * Under the monitor, for waiting member {@code me} at index {@code i}: takes the turn if
+     * nobody holds it and {@code canRun} (woken from outside the world), or leaves the waiting
+     * list if it is a plain thread being stopped (it does not wait for its turn). Returns whether
+     * {@code me} goes on.
+     */
+    private boolean takeFreeTurnOrLeave(Thread me, int i, boolean canRun, boolean interrupted) {
+        if (holder == null && canRun) {
+            holder = me;
+            waiting.remove(i);
+            return true;
+        }
+        if (interrupted && Context.currentTask() == null && !sideThreads.contains(me)) {
+            waiting.remove(i);
+            return true;
+        }
+        return false;
     }
 
     private void waitAsOutsider(ParkToken park) {
@@ -352,13 +365,7 @@ final class Turns {
                     if (i < 0) {
                         return; // not a member: an outsider runs as it likes
                     }
-                    if (holder == null) {
-                        holder = me; // woken from outside the world while nobody held the turn
-                        waiting.remove(i);
-                        return;
-                    }
-                    if (interrupted && Context.currentTask() == null && !sideThreads.contains(me)) {
-                        waiting.remove(i); // a plain thread being stopped does not wait for its turn
+                    if (takeFreeTurnOrLeave(me, i, true, interrupted)) {
                         return;
                     }
                 }

@@ -46,6 +46,16 @@ class ScopeOwnerTest {
         throw e;
     }
 
+    /**
+     * {@code failure} unwound a try-with-resources block and close added its wrapper of the same
+     * failure (not the failure itself, which would be self-suppression).
+     */
+    private static void assertCarriesOneWrapperOfItself(Throwable failure) {
+        assertEquals(1, failure.getSuppressed().length);
+        assertInstanceOf(CompletionException.class, failure.getSuppressed()[0]);
+        assertSame(failure, failure.getSuppressed()[0].getCause());
+    }
+
     // ------------------------------------------------------------ a failing child stops the owner
 
     @ParameterizedTest
@@ -383,8 +393,7 @@ class ScopeOwnerTest {
                 }
             }));
             assertSame(boom, out);
-            assertEquals(1, boom.getSuppressed().length);
-            assertSame(boom, boom.getSuppressed()[0].getCause());
+            assertCarriesOneWrapperOfItself(boom);
         }
     }
 
@@ -478,8 +487,7 @@ class ScopeOwnerTest {
             }
         })).await());
         assertSame(boom, out, "not an IllegalArgumentException of self-suppression");
-        assertEquals(1, boom.getSuppressed().length);
-        assertSame(boom, boom.getSuppressed()[0].getCause());
+        assertCarriesOneWrapperOfItself(boom);
     }
 
     @ParameterizedTest
@@ -500,9 +508,7 @@ class ScopeOwnerTest {
                 }
             }));
             assertSame(boom, out, "not an IllegalArgumentException of self-suppression");
-            assertEquals(1, boom.getSuppressed().length);
-            assertInstanceOf(CompletionException.class, boom.getSuppressed()[0]);
-            assertSame(boom, boom.getSuppressed()[0].getCause());
+            assertCarriesOneWrapperOfItself(boom);
         }
     }
 

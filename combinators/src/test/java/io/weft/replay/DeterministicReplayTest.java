@@ -44,6 +44,34 @@ class DeterministicReplayTest {
         }
     }
 
+    /** The part both programs share: a race of sleepers, a timeout, a retry with seeded back-off. */
+    private static void raceTimeoutAndRetry(Trace trace) {
+        String winner = Io.race(
+                Io.async(() -> {
+                    Io.sleep(Duration.ofMillis(20));
+                    return "slow";
+                }),
+                Io.async(() -> {
+                    Io.sleep(Duration.ofMillis(7));
+                    return "fast";
+                }));
+        trace.add("race " + winner);
+        String timedOut = Futures.timeoutOrDefault(Duration.ofMillis(5), () -> {
+            Io.sleep(Duration.ofMillis(50));
+            return "finished";
+        }, "timed out");
+        trace.add("timeout " + timedOut);
+        AtomicInteger attempts = new AtomicInteger();
+        String retried = Futures.retry(RetryPolicy.builder().maxAttempts(4).initialDelay(Duration.ofMillis(2)).seed(7).build(), () -> {
+            trace.add("attempt " + attempts.incrementAndGet());
+            if (attempts.get() < 3) {
+                throw new IllegalStateException("not yet");
+            }
+            return "third time";
+        });
+        trace.add("retry " + retried);
+    }
+
     private static void program(Trace trace) throws Exception {
         Channel<Integer> channel = Channel.bounded(2);
         Semaphore permits = new Semaphore(2);
@@ -74,30 +102,7 @@ class DeterministicReplayTest {
             });
             scope.join();
         }
-        String winner = Io.race(
-                Io.async(() -> {
-                    Io.sleep(Duration.ofMillis(20));
-                    return "slow";
-                }),
-                Io.async(() -> {
-                    Io.sleep(Duration.ofMillis(7));
-                    return "fast";
-                }));
-        trace.add("race " + winner);
-        String timedOut = Futures.timeoutOrDefault(Duration.ofMillis(5), () -> {
-            Io.sleep(Duration.ofMillis(50));
-            return "finished";
-        }, "timed out");
-        trace.add("timeout " + timedOut);
-        AtomicInteger attempts = new AtomicInteger();
-        String retried = Futures.retry(RetryPolicy.builder().maxAttempts(4).initialDelay(Duration.ofMillis(2)).seed(7).build(), () -> {
-            trace.add("attempt " + attempts.incrementAndGet());
-            if (attempts.get() < 3) {
-                throw new IllegalStateException("not yet");
-            }
-            return "third time";
-        });
-        trace.add("retry " + retried);
+        raceTimeoutAndRetry(trace);
         try (Inbox<Integer> inbox = Reactive.subscribe(Reactive.<Integer>produce(emitter -> {
             for (int i = 0; i < 5; i++) {
                 Io.sleep(Duration.ofMillis(2));
@@ -181,30 +186,7 @@ class DeterministicReplayTest {
             });
             scope.join();
         }
-        String winner = Io.race(
-                Io.async(() -> {
-                    Io.sleep(Duration.ofMillis(20));
-                    return "slow";
-                }),
-                Io.async(() -> {
-                    Io.sleep(Duration.ofMillis(7));
-                    return "fast";
-                }));
-        trace.add("race " + winner);
-        String timedOut = Futures.timeoutOrDefault(Duration.ofMillis(5), () -> {
-            Io.sleep(Duration.ofMillis(50));
-            return "finished";
-        }, "timed out");
-        trace.add("timeout " + timedOut);
-        AtomicInteger attempts = new AtomicInteger();
-        String retried = Futures.retry(RetryPolicy.builder().maxAttempts(4).initialDelay(Duration.ofMillis(2)).seed(7).build(), () -> {
-            trace.add("attempt " + attempts.incrementAndGet());
-            if (attempts.get() < 3) {
-                throw new IllegalStateException("not yet");
-            }
-            return "third time";
-        });
-        trace.add("retry " + retried);
+        raceTimeoutAndRetry(trace);
         for (int round = 0; round < 2; round++) {
             int r = round;
             try (Inbox<Integer> inbox = Reactive.subscribe(Reactive.<Integer>produce(emitter -> {

@@ -2,6 +2,7 @@ package io.weft.reactive;
 
 import io.weft.Cancelled;
 import io.weft.Future;
+import io.weft.Io;
 import io.weft.Registration;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -21,6 +22,14 @@ final class FutureRun<T> implements Sink.BothSubscription {
      *
      * request() may deliver on its caller's stack (once, then TERMINATED), so recursion from
      * onNext back into request is bounded at depth one (§3.3).
+     *
+     * Where the signals run: never inside the future's completion. The future's onDone action
+     * only records DONE and, when a delivery is due, starts a task on the publisher's Io that
+     * delivers (the completing task's other waiters are not held up by the subscriber, and
+     * subscriber code does not run as part of the completion); on an inline Io that task runs at
+     * once, on the completing thread, as everything does there. A subscriber that throws from a
+     * signal is reported (Signals.report) and counts as cancelled (§2.13): subscribe and request
+     * return normally (§1.9, §3.16), and nothing follows an onNext that threw.
      */
 
     private static final int REQUESTED = 1;
@@ -29,25 +38,29 @@ final class FutureRun<T> implements Sink.BothSubscription {
     /** The subscriber cancelled: set even after TERMINATED, so a delivery under way stops early. */
     private static final int CANCELLED = 8;
 
+    private final Io io;
     private final Future<? extends T> future;
     private final AtomicInteger state = new AtomicInteger();
     private volatile Sink<? super T> downstream;
     private volatile Registration registration;
 
-    FutureRun(Future<? extends T> future, Sink<? super T> downstream) {
+    FutureRun(Io io, Future<? extends T> future, Sink<? super T> downstream) {
+        this.io = io;
         this.future = future;
         this.downstream = downstream;
     }
 
     void start() {
         Sink<? super T> subscriber = downstream;
-        if (!Signals.onSubscribe(subscriber, this)) {
+        if (!Signals.onSubscribe(io, subscriber, this)) {
             terminate(); // §2.13: a subscriber that throws from onSubscribe has cancelled
             return;
         }
         registration = future.onDone(() -> {
             set(DONE);
-            deliverIfReady();
+            if (deliveryDue()) {
+                deliverElsewhere();
+            }
         });
         if ((state.get() & TERMINATED) != 0) {
             registration.close(); // cancelled meanwhile: leave nothing behind on a pending future
@@ -83,6 +96,27 @@ final class FutureRun<T> implements Sink.BothSubscription {
         }
     }
 
+    /** Whether deliverIfReady would deliver now (a hint: it decides again, by CAS). */
+    private boolean deliveryDue() {
+        int s = state.get();
+        return (s & TERMINATED) == 0
+                && ((s & REQUESTED) != 0 || future.state() != Future.State.SUCCESS || future.resultNow() == null);
+    }
+
+    /** Delivers from a task of the publisher's Io, not inside the future's completion. */
+    private void deliverElsewhere() {
+        try {
+            Io.with(io).run(() -> Io.async(this::deliverFromTask));
+        } catch (RuntimeException | Error refused) {
+            deliverIfReady(); // the Io takes no task (closed): deliver here rather than never
+        }
+    }
+
+    private Void deliverFromTask() {
+        deliverIfReady();
+        return null;
+    }
+
     private void deliverIfReady() {
         int s = state.get();
         if ((s & DONE) == 0 || (s & TERMINATED) != 0) {
@@ -98,19 +132,24 @@ final class FutureRun<T> implements Sink.BothSubscription {
         }
         Sink<? super T> subscriber = downstream;
         downstream = null;
-        switch (future.state()) {
-            case SUCCESS -> {
-                T value = future.resultNow();
-                if (value != null) {
-                    subscriber.onNext(value);
-                    if ((state.get() & CANCELLED) != 0) {
-                        return; // cancelled during (or just before) onNext: nothing more
+        try {
+            switch (future.state()) {
+                case SUCCESS -> {
+                    T value = future.resultNow();
+                    if (value != null) {
+                        subscriber.onNext(value);
+                        if ((state.get() & CANCELLED) != 0) {
+                            return; // cancelled during (or just before) onNext: nothing more
+                        }
                     }
+                    subscriber.onComplete();
                 }
-                subscriber.onComplete();
+                case FAILED -> subscriber.onError(future.exceptionNow());
+                default -> subscriber.onError(new Cancelled("the future was cancelled"));
             }
-            case FAILED -> subscriber.onError(future.exceptionNow());
-            default -> subscriber.onError(new Cancelled("the future was cancelled"));
+        } catch (RuntimeException | Error e) {
+            set(CANCELLED); // §2.13: it has cancelled; nothing more goes to it
+            Signals.report(io, e); // not thrown at subscribe's or request's caller (§1.9, §3.16)
         }
     }
 

@@ -37,9 +37,12 @@ import org.reactivestreams.Subscription;
  * {@code prefetch - prefetch / 4} (at least one) have been received it requests that many again.
  * So at most {@code prefetch} items are ever buffered or in flight, and the publisher is never
  * asked for more than there is room for. A publisher that sends more than requested (§1.1) is
- * cancelled and the inbox fails with {@link IllegalStateException}.
+ * cancelled and the inbox fails with {@link IllegalStateException}; an {@code onError} the
+ * publisher sends after that does not replace it.
  *
- * <p><b>End of stream.</b> After {@code onComplete} and once the buffered items are received,
+ * <p><b>End of stream.</b> Once {@code onComplete} or {@code onError} arrived, the inbox calls
+ * nothing more on the subscription (§2.4), however many buffered items receivers then take.
+ * After {@code onComplete} and once the buffered items are received,
  * {@link #receive()} throws {@link ChannelClosed} and iteration ends. After {@code onError}, the
  * buffered items are still received first, then {@code receive()} (and iteration) throws the
  * failure as {@link io.weft.Future#await()} does: an unchecked exception as the same instance, a
@@ -79,7 +82,14 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
      * subscription by CAS (a second one is cancelled, §2.5) and drains what accumulated before it.
      *
      * Failure: onError stores the failure, then closes the channel; a receiver that sees the
-     * channel closed and drained reads the failure after that (the close publishes it).
+     * channel closed and drained reads the failure after that (the close publishes it). The first
+     * failure stays (CAS from null): a §1.1 violation the inbox detected is not replaced by the
+     * onError the publisher may send after the inbox cancelled it.
+     *
+     * After a terminal signal (§2.4) the subscription counts as cancelled: `upstreamEnded` is set
+     * before the channel closes, and drain() sends nothing to the subscription once it is set,
+     * so receivers draining the buffered items request nothing more (a request racing the
+     * terminal signal on another thread may still go out: the two are concurrent).
      *
      * Task binding: Reactive.subscribe registers cancel() on the subscribing task's onDone; the
      * registration is closed as soon as the stream ends (complete, error, cancel), so an inbox read
@@ -101,7 +111,9 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
     /** Written only by the thread that holds `wip`. */
     private boolean cancelSent;
     private final AtomicInteger taken = new AtomicInteger();
-    private volatile Throwable failure;
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    /** The publisher sent onComplete or onError: the subscription is over (§2.4). */
+    private volatile boolean upstreamEnded;
     private volatile Registration taskBinding;
 
     private Inbox(int prefetch) {
@@ -215,8 +227,7 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
                 if (items.hasNext()) {
                     return true;
                 }
-                Throwable f = failure;
-                if (f != null) {
+                if (failure.get() != null) {
                     throw endOfStream(new ChannelClosed("the publisher failed"));
                 }
                 return false;
@@ -310,16 +321,18 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
     @Override
     public void onError(Throwable failure) {
         Objects.requireNonNull(failure, "failure (Reactive Streams §2.13)");
+        upstreamEnded = true;
         if (cancelled.get()) {
             return; // we left first: nobody receives any more
         }
-        this.failure = failure;
+        this.failure.compareAndSet(null, failure); // a failure the inbox found first stays
         buffer.close();
         unbind();
     }
 
     @Override
     public void onComplete() {
+        upstreamEnded = true;
         buffer.close();
         unbind();
     }
@@ -331,7 +344,7 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
     }
 
     private void fail(Throwable broken) {
-        failure = broken;
+        failure.compareAndSet(null, broken);
         cancelWanted = true;
         drain();
         buffer.close();
@@ -346,7 +359,7 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
     }
 
     private RuntimeException endOfStream(ChannelClosed closed) {
-        Throwable f = failure;
+        Throwable f = failure.get();
         if (f == null) {
             return closed;
         }
@@ -387,7 +400,7 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
         int missed = 1;
         while (true) {
             Object s = upstream.get();
-            if (s != null && !cancelSent) {
+            if (s != null && !cancelSent && !upstreamEnded) { // §2.4: after onComplete/onError, nothing
                 if (cancelWanted) {
                     cancelSent = true;
                     if (s instanceof Subscription rs) {

@@ -43,6 +43,16 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
      * demand/stop, or the other side sees the waiter and readies its token (a token readied before
      * the park makes the park return at once). DemandWakeUpTest races request against the park.
      *
+     * Stray emits (an emit from a task the producer spawned, still running when the producer
+     * returned): the finisher sets `finished`, wakes a parked emit, then takes the emit guard so
+     * the terminal signal cannot overlap an onNext. If an emit holds the guard, the finisher parks
+     * (shielded) after publishing its token in `leaving`, then re-tries the guard; leaveEmitter
+     * clears the guard, then reads `leaving` and readies it. Dekker again: one side sees the other.
+     *
+     * Subscriber exceptions: one thrown by onNext, onComplete or onError is reported to the Io's
+     * uncaught-exception handler, else the thread's (Signals.report), never dropped; after
+     * onNext throws, the subscription counts as cancelled (§2.13) and the producer's emit rethrows it.
+     *
      * Cancel before start: cancel() sets `stop`, then reads `task`; the task writes `task`, then
      * reads `stop`. Either the task sees `stop` and returns before producing, or cancel() sees the
      * task and cancels it (its next suspend point throws). Same Dekker argument.
@@ -80,6 +90,8 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
     private volatile boolean finished;
     /** The thread inside start()'s spawn, to recognise an Io that runs the task inline. */
     private volatile Thread spawning;
+    /** The producer task, once it returned, waiting for a stray emit to leave the guard. */
+    private volatile Waiter leaving;
 
     private record Waiter(Io io, ParkToken token) {}
 
@@ -92,7 +104,7 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
     /** Signals onSubscribe, then starts the producer task (unless the subscriber already quit). */
     void start() {
         Sink<? super T> subscriber = downstream;
-        if (!Signals.onSubscribe(subscriber, this)) {
+        if (!Signals.onSubscribe(io, subscriber, this)) {
             stopWith(CANCELLED); // §2.13: a subscriber that throws from onSubscribe has cancelled
         }
         if (stop.get() != null) {
@@ -158,13 +170,34 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
     /**
      * Once the producer has returned, an emit left behind (by a task the producer spawned) must
      * neither stay parked nor overlap the terminal signal: wake it (it then sees `finished` and
-     * throws), and hold the emit guard from now on, waiting for one in progress to leave.
+     * throws), and hold the emit guard from now on, waiting (parked, shielded: the terminal
+     * signal must not overlap it even if this task is cancelled) for one in progress to leave.
      */
     private void releaseStrayEmits() {
-        wakeProducer();
-        while (!emitting.compareAndSet(false, true)) {
-            Thread.yield(); // a stray emit is inside onNext or about to see `finished`
-            wakeProducer();
+        wakeProducer(); // after `finished`: a stray emit parks no more (demandOrPark re-checks it)
+        if (emitting.compareAndSet(false, true)) {
+            return;
+        }
+        Io current = Io.current();
+        Io.shield(() -> {
+            while (true) {
+                Waiter me = new Waiter(current, ParkToken.create());
+                leaving = me; // then re-try the guard; the emit clears it, then reads `leaving`
+                if (emitting.compareAndSet(false, true)) {
+                    leaving = null;
+                    return null;
+                }
+                current.suspendRaw(me.token());
+            }
+        });
+    }
+
+    /** Leaves the emit guard, waking a finisher waiting for it (see releaseStrayEmits). */
+    private void leaveEmitter() {
+        emitting.set(false);
+        Waiter finisher = leaving;
+        if (finisher != null) {
+            finisher.io().ready(finisher.token());
         }
     }
 
@@ -179,12 +212,16 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
         if (subscriber == null || why == CANCELLED) {
             return;
         }
-        if (why instanceof Throwable badRequest) {
-            subscriber.onError(badRequest);
-        } else if (failure == null) {
-            subscriber.onComplete();
-        } else {
-            subscriber.onError(failure);
+        try {
+            if (why instanceof Throwable badRequest) {
+                subscriber.onError(badRequest);
+            } else if (failure == null) {
+                subscriber.onComplete();
+            } else {
+                subscriber.onError(failure);
+            }
+        } catch (RuntimeException | Error e) {
+            Signals.report(io, e); // §2.13: the subscriber broke the rules; nobody else would see it
         }
     }
 
@@ -252,12 +289,14 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
             try {
                 subscriber.onNext(item);
             } catch (RuntimeException | Error e) {
-                // §2.13: a subscriber that throws has cancelled; the producer learns why
+                // §2.13: a subscriber that throws has cancelled; it is reported (the producer may
+                // well swallow it), and the producer learns why
                 stopWith(CANCELLED);
+                Signals.report(io, e);
                 throw e;
             }
         } finally {
-            emitting.set(false);
+            leaveEmitter();
         }
     }
 
@@ -269,7 +308,7 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
                 // parked and woken: look again
             }
         } finally {
-            emitting.set(false);
+            leaveEmitter();
         }
     }
 

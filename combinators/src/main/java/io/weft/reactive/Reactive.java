@@ -80,6 +80,10 @@ public final class Reactive {
      * {@code onComplete} (a null value: just {@code onComplete}), its failure as {@code onError},
      * a cancellation as {@code onError(Cancelled)}. Each subscriber gets the same outcome.
      * Cancelling a subscription does not cancel the future (others may be waiting for it).
+     * The signals never run inside the future's completion: when the future completes, a task
+     * on the Io {@linkplain Io#current() installed} when this was called delivers them (on an
+     * inline Io, at once on the completing thread); when the subscriber requests after the
+     * future is done, the item comes on the requesting thread.
      *
      * @param future the future to publish
      * @param <T> the type of the value
@@ -88,7 +92,8 @@ public final class Reactive {
      */
     public static <T> WeftPublisher<T> fromFuture(Future<? extends T> future) {
         Objects.requireNonNull(future, "future");
-        return new WeftPublisher<>("future " + future, sink -> new FutureRun<T>(future, sink).start());
+        Io io = Io.current();
+        return new WeftPublisher<>("future " + future, sink -> new FutureRun<T>(io, future, sink).start());
     }
 
     /**

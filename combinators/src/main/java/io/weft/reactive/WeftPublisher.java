@@ -25,9 +25,15 @@ import org.reactivestreams.Subscriber;
  *       checked for, or the final {@code onComplete}/{@code onError}) may still begin; nothing
  *       after it. A {@code cancel()} made inside a signal is seen by the very next one: no further
  *       signal at all.
- *   <li>A subscriber whose {@code onSubscribe} throws is treated as having cancelled (§2.13);
- *       {@code subscribe} still returns normally (§1.9) and the exception goes to the calling
- *       thread's uncaught-exception handler.
+ *   <li>A subscriber that throws from any signal ({@code onSubscribe}, {@code onNext},
+ *       {@code onComplete}, {@code onError}) is treated as having cancelled (§2.13): nothing more
+ *       is signalled to it. {@code subscribe} and {@code request} still return normally (§1.9,
+ *       §3.16), and the exception is reported, never dropped: to the uncaught-exception handler
+ *       of the Io the publisher was made on, if it has one, else to the handler of the thread
+ *       that made the call. A producer's {@code emit} also rethrows an {@code onNext}'s exception
+ *       to the producer.
+ *   <li>A {@code fromFuture} publisher's signals never run inside the future's completion: a
+ *       task of the publisher's Io delivers them.
  * </ul>
  *
  * @param <T> the type of the items

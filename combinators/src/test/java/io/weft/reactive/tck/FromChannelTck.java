@@ -2,6 +2,8 @@ package io.weft.reactive.tck;
 
 import io.weft.channel.Channel;
 import io.weft.reactive.Reactive;
+import io.weft.reactive.WeftPublisher;
+import java.util.function.Consumer;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.tck.PublisherVerification;
 import org.testng.annotations.AfterClass;
@@ -27,11 +29,22 @@ public abstract class FromChannelTck extends PublisherVerification<Long> {
             + "goes to one of them), by design: it is not a multicast publisher";
 
     private final TckIo kind;
+    /** The onUndelivered hook, when the two-argument form is under test; null for the one-argument form. */
+    private final Consumer<Long> onUndelivered;
     private Sources sources;
 
     FromChannelTck(TckIo kind) {
+        this(kind, null);
+    }
+
+    FromChannelTck(TckIo kind, Consumer<Long> onUndelivered) {
         super(Tck.environment(), Tck.SUBSCRIBER_RELEASE_MS);
         this.kind = kind;
+        this.onUndelivered = onUndelivered;
+    }
+
+    private WeftPublisher<Long> from(Channel<Long> channel) {
+        return onUndelivered == null ? Reactive.fromChannel(channel) : Reactive.fromChannel(channel, onUndelivered);
     }
 
     @BeforeClass
@@ -47,13 +60,13 @@ public abstract class FromChannelTck extends PublisherVerification<Long> {
     @Override
     public Publisher<Long> createPublisher(long elements) {
         Channel<Long> channel = sources.channelOf(elements);
-        return sources.made(() -> Reactive.fromChannel(channel));
+        return sources.made(() -> from(channel));
     }
 
     @Override
     public Publisher<Long> createFailedPublisher() {
         Channel<Long> channel = sources.channelOf(1);
-        return sources.madeOnClosedIo(() -> Reactive.fromChannel(channel));
+        return sources.madeOnClosedIo(() -> from(channel));
     }
 
     @Override

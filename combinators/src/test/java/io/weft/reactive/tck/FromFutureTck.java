@@ -12,12 +12,28 @@ import org.testng.annotations.BeforeClass;
  * needs more. Run by {@link ReactiveStreamsTckTest}, through one subclass per Io.
  */
 public abstract class FromFutureTck extends PublisherVerification<Long> {
+    /** Which future the publisher is made from. */
+    enum Made {
+        /** A task's future on the Io under test: done at once on BlockingIo, racing on FiberIo. */
+        TASK,
+        /** A task's future that sleeps first: pending when the TCK subscribes (a scheduling Io). */
+        PENDING_TASK,
+        /** A foreign CompletionStage completed a little later on a JDK thread. */
+        FOREIGN_STAGE
+    }
+
     private final TckIo kind;
+    private final Made made;
     private Sources sources;
 
     FromFutureTck(TckIo kind) {
+        this(kind, Made.TASK);
+    }
+
+    FromFutureTck(TckIo kind, Made made) {
         super(Tck.environment(), Tck.SUBSCRIBER_RELEASE_MS);
         this.kind = kind;
+        this.made = made;
     }
 
     @BeforeClass
@@ -37,11 +53,19 @@ public abstract class FromFutureTck extends PublisherVerification<Long> {
 
     @Override
     public Publisher<Long> createPublisher(long elements) {
-        return Reactive.fromFuture(sources.outcome(elements));
+        return sources.made(() -> Reactive.fromFuture(switch (made) {
+            case TASK -> sources.outcome(elements);
+            case PENDING_TASK -> sources.pendingOutcome(elements, false);
+            case FOREIGN_STAGE -> Sources.stageOutcome(elements);
+        }));
     }
 
     @Override
     public Publisher<Long> createFailedPublisher() {
-        return Reactive.fromFuture(sources.failedOutcome());
+        return sources.made(() -> Reactive.fromFuture(switch (made) {
+            case TASK -> sources.failedOutcome();
+            case PENDING_TASK -> sources.pendingOutcome(1, true);
+            case FOREIGN_STAGE -> Sources.failedStageOutcome();
+        }));
     }
 }

@@ -128,6 +128,14 @@ class ReactiveStreamsTckTest {
                 new Expected(FlowFromFutureOnFiberIoTck.class, 12, future),
                 new Expected(FlowFromChannelOnBlockingIoTck.class, 26, channelOnBlockingIo),
                 new Expected(FlowFromChannelOnFiberIoTck.class, 28, channelOnFiberIo),
+                new Expected(FromStageOnBlockingIoTck.class, 12, future),
+                new Expected(FromStageOnFiberIoTck.class, 12, future),
+                new Expected(FromPendingFutureOnFiberIoTck.class, 12, future),
+                new Expected(FromPendingFutureOnVirtualFiberIoTck.class, 12, future),
+                new Expected(ProduceOnVirtualBlockingIoTck.class, 31, producer),
+                new Expected(ProduceOnVirtualFiberIoTck.class, 31, producer),
+                new Expected(FromChannelOnVirtualFiberIoTck.class, 28, channelOnFiberIo),
+                new Expected(FromChannelWithHookOnFiberIoTck.class, 28, channelOnFiberIo),
                 new Expected(InboxTck.class, 11, UNTESTED_SUBSCRIBER_RULES),
                 new Expected(FlowInboxTck.class, 11, UNTESTED_SUBSCRIBER_RULES));
     }

@@ -7,6 +7,7 @@ import io.weft.channel.ChannelClosed;
 import io.weft.reactive.Producer;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.reactivestreams.tck.flow.support.TestException;
 
@@ -21,6 +22,10 @@ final class Sources implements AutoCloseable {
 
     /** The capacity of a channel that a filler thread keeps topped up (the TCK asks for up to 2^31-1 items). */
     private static final int FILLER_CAPACITY = 16;
+
+    /** Completes foreign stages a little later, on a JDK thread. */
+    private static final java.util.concurrent.Executor LATER =
+            CompletableFuture.delayedExecutor(5, java.util.concurrent.TimeUnit.MILLISECONDS);
 
     private final TckIo kind;
     private final Io io;
@@ -68,6 +73,42 @@ final class Sources implements AutoCloseable {
             throw new IllegalArgumentException("a future holds at most one item, asked for " + n);
         }
         return made(() -> Io.async(() -> n == 0 ? null : 0L));
+    }
+
+    /**
+     * A future made from a foreign {@link java.util.concurrent.CompletionStage} (a
+     * CompletableFuture) that completes a few milliseconds later on a JDK thread, with the value
+     * 0 if {@code n} is 1, or null if it is 0: pending when the TCK subscribes, on any Io.
+     */
+    static Future<Long> stageOutcome(long n) {
+        if (n > 1) {
+            throw new IllegalArgumentException("a future holds at most one item, asked for " + n);
+        }
+        return Future.from(CompletableFuture.supplyAsync(() -> n == 0 ? null : 0L, LATER));
+    }
+
+    /** A foreign stage that fails a few milliseconds later on a JDK thread. */
+    static Future<Long> failedStageOutcome() {
+        return Future.from(CompletableFuture.supplyAsync(() -> {
+            throw new TestException();
+        }, LATER));
+    }
+
+    /**
+     * A task's future on the Io under test (a scheduling one) that sleeps a few milliseconds
+     * before it completes, so it is pending when the TCK subscribes; fails if {@code fail}.
+     */
+    Future<Long> pendingOutcome(long n, boolean fail) {
+        if (n > 1) {
+            throw new IllegalArgumentException("a future holds at most one item, asked for " + n);
+        }
+        return made(() -> Io.async(() -> {
+            Io.sleep(java.time.Duration.ofMillis(5));
+            if (fail) {
+                throw new TestException();
+            }
+            return n == 0 ? null : 0L;
+        }));
     }
 
     /** A task's future on the Io under test that fails. */

@@ -9,12 +9,18 @@ enum TckIo {
     /** Runs tasks inline: each subscription's producer gets a virtual thread of its own. */
     BLOCKING,
     /** Two workers: producers are fibers, and the TCK's request and cancel race them for real. */
-    FIBER;
+    FIBER,
+    /** BlockingIo with a virtual clock: a producer's thread takes turns in the Io's world. */
+    BLOCKING_VIRTUAL,
+    /** Two workers and a virtual clock. */
+    FIBER_VIRTUAL;
 
     Io open() {
         return switch (this) {
             case BLOCKING -> BlockingIo.create();
             case FIBER -> FiberIo.builder().workers(2).build();
+            case BLOCKING_VIRTUAL -> BlockingIo.builder().virtualClock().build();
+            case FIBER_VIRTUAL -> FiberIo.builder().workers(2).virtualClock().build();
         };
     }
 
@@ -25,8 +31,8 @@ enum TckIo {
      */
     <P> P madeThenClosed(java.util.concurrent.Callable<P> factory) {
         return switch (this) {
-            case BLOCKING -> null;
-            case FIBER -> {
+            case BLOCKING, BLOCKING_VIRTUAL -> null;
+            case FIBER, FIBER_VIRTUAL -> {
                 FiberIo io = FiberIo.builder().workers(1).build();
                 P made = io.call(factory);
                 io.close();

@@ -107,10 +107,26 @@ class ReactiveStreamsTckTest {
             "untested_spec315_blackbox_cancelMustNotThrowExceptionAndMustSignalOnError",
             "untested_spec316_blackbox_requestMustNotThrowExceptionAndMustOnErrorTheSubscriber");
 
+    /** The TCK's own "untested" subscriber rules (whitebox). */
+    private static final Map<String, String> UNTESTED_WHITEBOX_RULES = rules("Not verified using this TCK.",
+            "untested_spec202_shouldAsynchronouslyDispatch",
+            "untested_spec204_mustConsiderTheSubscriptionAsCancelledInAfterRecievingOnCompleteOrOnError",
+            "untested_spec206_mustCallSubscriptionCancelIfItIsNoLongerValid",
+            "untested_spec207_mustEnsureAllCallsOnItsSubscriptionTakePlaceFromTheSameThreadOrTakeCareOfSynchronization",
+            "untested_spec211_mustMakeSureThatAllCallsOnItsMethodsHappenBeforeTheProcessingOfTheRespectiveEvents",
+            "untested_spec212_mustNotCallOnSubscribeMoreThanOnceBasedOnObjectEquality_specViolation",
+            "untested_spec213_failingOnSignalInvocation",
+            "untested_spec301_mustNotBeCalledOutsideSubscriberContext",
+            "untested_spec310_requestMaySynchronouslyCallOnNextOnSubscriber",
+            "untested_spec311_requestMaySynchronouslyCallOnCompleteOrOnError",
+            "untested_spec314_cancelMayCauseThePublisherToShutdownIfNoOtherSubscriptionExists",
+            "untested_spec315_cancelMustNotThrowExceptionAndMustSignalOnError",
+            "untested_spec316_requestMustNotThrowExceptionAndMustOnErrorTheSubscriber");
+
     // ---------------------------------------------------------------- what each class must do
 
     static Stream<Expected> tcks() {
-        // PublisherVerification has 38 rules, SubscriberBlackboxVerification 26.
+        // PublisherVerification has 38 rules, SubscriberBlackboxVerification 26, SubscriberWhiteboxVerification 27.
         Map<String, String> producer = UNTESTED_PUBLISHER_RULES;
         Map<String, String> future = union(UNTESTED_PUBLISHER_RULES, NEEDS_MORE_THAN_ONE_ITEM);
         Map<String, String> channelOnFiberIo = union(UNTESTED_PUBLISHER_RULES, MULTICAST_RULES);
@@ -137,7 +153,9 @@ class ReactiveStreamsTckTest {
                 new Expected(FromChannelOnVirtualFiberIoTck.class, 28, channelOnFiberIo),
                 new Expected(FromChannelWithHookOnFiberIoTck.class, 28, channelOnFiberIo),
                 new Expected(InboxTck.class, 11, UNTESTED_SUBSCRIBER_RULES),
-                new Expected(FlowInboxTck.class, 11, UNTESTED_SUBSCRIBER_RULES));
+                new Expected(FlowInboxTck.class, 11, UNTESTED_SUBSCRIBER_RULES),
+                new Expected(InboxWhiteboxTck.class, 14, UNTESTED_WHITEBOX_RULES),
+                new Expected(FlowInboxWhiteboxTck.class, 14, UNTESTED_WHITEBOX_RULES));
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.weft.benchmarks;
 
+import io.weft.Io;
+import io.weft.channel.Channel;
 import io.weft.reactive.Inbox;
 import io.weft.reactive.Reactive;
 import io.weft.reactive.WeftPublisher;
@@ -40,6 +42,11 @@ import reactor.core.publisher.Flux;
  *       folded on {@code Dispatchers.Default}.
  * </ul>
  * Items per second = 100,000 / the score.
+ *
+ * <p>{@link #channelPipeline} is the same for every peer but {@code fiber}, whose hops there are
+ * channels: a task receives from its upstream's Inbox and sends to a {@link Channel} of 256, and
+ * the next hop subscribes to {@link Reactive#fromChannel} of it (the source is a task sending to a
+ * channel). The other peers' hops are already channels or queues, so they run their one shape.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -70,6 +77,11 @@ public class PublisherThroughput {
     }
 
     @Benchmark
+    public long channelPipeline() throws InterruptedException {
+        return peer.equals("fiber") ? Peers.check(weftChannels(), EXPECTED) : pipeline();
+    }
+
+    @Benchmark
     public long pipeline() throws InterruptedException {
         long sum = switch (peer) {
             case "fiber" -> weft();
@@ -97,6 +109,51 @@ public class PublisherThroughput {
             }
             return sum;
         });
+    }
+
+    private long weftChannels() {
+        return peers.weftCall(() -> {
+            Channel<Integer> first = Channel.bounded(BUFFER);
+            Io.async(() -> {
+                try {
+                    for (int i = 0; i < ITEMS; i++) {
+                        first.send(i);
+                    }
+                } finally {
+                    first.close();
+                }
+                return null;
+            });
+            WeftPublisher<Integer> source = Reactive.fromChannel(first);
+            WeftPublisher<Integer> out = channelStage(channelStage(channelStage(source, PLUS_ONE, null), null, NOT_THIRD), TWICE, null);
+            long sum = 0;
+            try (Inbox<Integer> inbox = Reactive.subscribe(out, BUFFER)) {
+                for (int x : inbox) {
+                    sum += x;
+                }
+            }
+            return sum;
+        });
+    }
+
+    /** One operator as a task between channels: receive from upstream, map or filter, send; published by fromChannel. */
+    private static WeftPublisher<Integer> channelStage(WeftPublisher<Integer> upstream, IntUnaryOperator map, IntPredicate filter) {
+        Channel<Integer> out = Channel.bounded(BUFFER);
+        Io.async(() -> {
+            try (Inbox<Integer> inbox = Reactive.subscribe(upstream, BUFFER)) {
+                for (int x : inbox) {
+                    if (map != null) {
+                        out.send(map.applyAsInt(x));
+                    } else if (filter.test(x)) {
+                        out.send(x);
+                    }
+                }
+            } finally {
+                out.close();
+            }
+            return null;
+        });
+        return Reactive.fromChannel(out);
     }
 
     /** One operator as a producer task: receive from upstream, map or filter, emit. */

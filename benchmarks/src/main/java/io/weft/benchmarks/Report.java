@@ -82,6 +82,10 @@ public final class Report {
                 + "256), the consumer an Inbox in the root task; reactor: `Flux.range` with `publishOn(parallel(2), 256)` before each "
                 + "operator; jdk: a SubmissionPublisher source and three SubmissionPublisher processors that request only what "
                 + "their buffer has room for (a processor calling the blocking `submit` in `onNext` deadlocks on a 2-thread pool).");
+        WORKLOADS.put("PublisherThroughput.channelPipeline", "Publisher throughput, channel form: as pipeline, but FiberIo's "
+                + "hops are channels: a task receives from its upstream's Inbox and sends to a Channel of 256, published to the "
+                + "next hop by `Reactive.fromChannel`; the source is a task sending to a channel. Other peers run their pipeline "
+                + "shape (their hops are already queues or channels).");
         WORKLOADS.put("Futures.fanOutFanIn", "fan-out/fan-in: 1,000 tasks started, all values summed (await each; allOf; flatMap).");
         String parked = String.format(Locale.ROOT, "%,d", Memory.PARKED_TASKS);
         WORKLOADS.put("Memory.parked", "memory: heap bytes per parked task, " + parked + " parked at once (not a time; lower is better). "

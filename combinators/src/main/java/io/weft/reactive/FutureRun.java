@@ -3,7 +3,9 @@ package io.weft.reactive;
 import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Io;
+import io.weft.RawTask;
 import io.weft.Registration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** One subscription to a {@link Reactive#fromFuture} publisher: at most one item, then the end. */
@@ -23,11 +25,12 @@ final class FutureRun<T> implements Sink.BothSubscription {
      * request() may deliver on its caller's stack (once, then TERMINATED), so recursion from
      * onNext back into request is bounded at depth one (§3.3).
      *
-     * Where the signals run: never inside the future's completion. The future's onDone action
-     * only records DONE and, when a delivery is due, starts a task on the publisher's Io that
-     * delivers (the completing task's other waiters are not held up by the subscriber, and
-     * subscriber code does not run as part of the completion); on an inline Io that task runs at
-     * once, on the completing thread, as everything does there. A subscriber that throws from a
+     * Where the signals run: on a scheduling Io, never inside the future's completion. The
+     * future's onDone action only records DONE and, when a delivery is due, hands a Delivery (a
+     * raw task) to the publisher's Io without waiting for it (the completing thread, maybe a
+     * foreign one, is not held up by the subscriber nor by a busy Io); on an inline Io it runs at
+     * once, on the completing thread, as everything does there. If the Io refuses it, or cancels
+     * it before it runs (closing), the delivery happens right there instead: never lost. A subscriber that throws from a
      * signal is reported (Signals.report) and counts as cancelled (§2.13): subscribe and request
      * return normally (§1.9, §3.16), and nothing follows an onNext that threw.
      */
@@ -76,8 +79,12 @@ final class FutureRun<T> implements Sink.BothSubscription {
                 if (r != null) {
                     r.close(); // nothing left to deliver: leave nothing on a pending future
                 }
-                subscriber.onError(new IllegalArgumentException(
-                        "Reactive Streams §3.9: request(n) needs n > 0, got " + n));
+                try {
+                    subscriber.onError(new IllegalArgumentException(
+                            "Reactive Streams §3.9: request(n) needs n > 0, got " + n));
+                } catch (RuntimeException | Error e) {
+                    Signals.report(io, e); // §3.16: request returns normally
+                }
             }
             return;
         }
@@ -103,18 +110,39 @@ final class FutureRun<T> implements Sink.BothSubscription {
                 && ((s & REQUESTED) != 0 || future.state() != Future.State.SUCCESS || future.resultNow() == null);
     }
 
-    /** Delivers from a task of the publisher's Io, not inside the future's completion. */
+    /** Hands the delivery to the publisher's Io, not inside the future's completion; never waits for it. */
     private void deliverElsewhere() {
         try {
-            Io.with(io).run(() -> Io.async(this::deliverFromTask));
+            io.spawnRaw(new Delivery());
         } catch (RuntimeException | Error refused) {
             deliverIfReady(); // the Io takes no task (closed): deliver here rather than never
         }
     }
 
-    private Void deliverFromTask() {
-        deliverIfReady();
-        return null;
+    /** The delivery as a raw task: run once by the Io, or, if the Io cancels it first, run by that cancel. */
+    private final class Delivery implements RawTask {
+        private final AtomicBoolean claimed = new AtomicBoolean();
+
+        @Override
+        public void run() {
+            if (claimed.compareAndSet(false, true)) {
+                deliverIfReady();
+            }
+        }
+
+        @Override
+        public boolean cancel() {
+            if (!claimed.compareAndSet(false, true)) {
+                return false;
+            }
+            deliverIfReady(); // the Io is closing: the subscriber still gets its signal
+            return true;
+        }
+
+        @Override
+        public boolean isDone() {
+            return claimed.get();
+        }
     }
 
     private void deliverIfReady() {

@@ -41,7 +41,9 @@ import org.reactivestreams.Subscription;
  * publisher sends after that does not replace it.
  *
  * <p><b>End of stream.</b> Once {@code onComplete} or {@code onError} arrived, the inbox calls
- * nothing more on the subscription (§2.4), however many buffered items receivers then take.
+ * nothing more on the subscription (§2.4), however many buffered items receivers then take (a
+ * request a receiver was already making on another thread when the signal arrived may still go
+ * out: the two are concurrent).
  * After {@code onComplete} and once the buffered items are received,
  * {@link #receive()} throws {@link ChannelClosed} and iteration ends. After {@code onError}, the
  * buffered items are still received first, then {@code receive()} (and iteration) throws the

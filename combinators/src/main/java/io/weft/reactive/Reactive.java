@@ -80,10 +80,11 @@ public final class Reactive {
      * {@code onComplete} (a null value: just {@code onComplete}), its failure as {@code onError},
      * a cancellation as {@code onError(Cancelled)}. Each subscriber gets the same outcome.
      * Cancelling a subscription does not cancel the future (others may be waiting for it).
-     * The signals never run inside the future's completion: when the future completes, a task
-     * on the Io {@linkplain Io#current() installed} when this was called delivers them (on an
-     * inline Io, at once on the completing thread); when the subscriber requests after the
-     * future is done, the item comes on the requesting thread.
+     * When the future completes, the Io {@linkplain Io#current() installed} when this was called
+     * delivers the signals: on a scheduling Io as a task of its own, so they never run inside the
+     * future's completion and the completing thread does not wait; on an inline Io at once, on
+     * the completing thread. When the subscriber requests after the future is done, the item
+     * comes on the requesting thread.
      *
      * @param future the future to publish
      * @param <T> the type of the value

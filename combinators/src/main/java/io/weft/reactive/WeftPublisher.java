@@ -31,9 +31,12 @@ import org.reactivestreams.Subscriber;
  *       §3.16), and the exception is reported, never dropped: to the uncaught-exception handler
  *       of the Io the publisher was made on, if it has one, else to the handler of the thread
  *       that made the call. A producer's {@code emit} also rethrows an {@code onNext}'s exception
- *       to the producer.
- *   <li>A {@code fromFuture} publisher's signals never run inside the future's completion: a
- *       task of the publisher's Io delivers them.
+ *       to the producer (a producer that lets it escape an {@code Io.launch} has it reported a
+ *       second time).
+ *   <li>On a scheduling Io (FiberIo), a {@code fromFuture} publisher's signals never run inside
+ *       the future's completion: the publisher's Io delivers them, and the completing thread
+ *       does not wait for that. On an inline Io (BlockingIo, the default) they run on the
+ *       completing thread, as everything does there.
  * </ul>
  *
  * @param <T> the type of the items

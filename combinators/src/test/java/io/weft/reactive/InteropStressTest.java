@@ -42,8 +42,10 @@ import reactor.core.scheduler.Schedulers;
  *   <li>after a cancel made inside a signal, nothing more; after a cancel from another thread has
  *       returned, at most one signal that was already under way (WeftPublisher's guarantee);
  * </ul>
- * and the downstream gets exactly the prefix it asked for: nothing lost, nothing duplicated. A
- * failure names the Io and the seed that reproduces the round's choices. Short in the default
+ * and the downstream gets exactly the prefix it asked for: nothing lost, nothing duplicated.
+ * Between a JDK publisher and Weft's Inbox, also that the Inbox calls nothing on the
+ * subscription after a terminal signal (§2.4). Every boundary is checked again once its Io has
+ * closed, so a signal that came late is not missed. A failure names the Io and the seed that reproduces the round's choices. Short in the default
  * command; 10^4 rounds per Io under the stress tag.
  */
 class InteropStressTest {
@@ -83,11 +85,12 @@ class InteropStressTest {
 
     private static void reactorChains(Ios.Kind kind, int rounds, long firstSeed) {
         Scheduler elsewhere = Schedulers.newParallel("interop", 2);
+        List<Boundary<Integer>> boundaries = new ArrayList<>();
         try (Ios.Opened opened = Ios.open(kind)) {
             for (int round = 0; round < rounds; round++) {
                 long seed = firstSeed + round;
                 try {
-                    reactorRound(opened.io(), new Random(seed), elsewhere);
+                    boundaries.add(reactorRound(opened.io(), new Random(seed), elsewhere));
                 } catch (AssertionError | RuntimeException e) {
                     throw new AssertionError(kind + ", round " + round + ", seed " + seed + ": " + e.getMessage(), e);
                 }
@@ -95,9 +98,23 @@ class InteropStressTest {
         } finally {
             elsewhere.dispose();
         }
+        assertNothingLate(kind, firstSeed, boundaries);
     }
 
-    private static void reactorRound(Io io, Random random, Scheduler elsewhere) {
+    /**
+     * Once the Io is closed (its tasks ended) every boundary is looked at again: a signal that
+     * came after a round's own check (a second signal after a cancel, a second terminal signal)
+     * is caught here, with the seed of its round.
+     */
+    private static void assertNothingLate(Ios.Kind kind, long firstSeed, List<Boundary<Integer>> boundaries) {
+        for (int round = 0; round < boundaries.size(); round++) {
+            Boundary<Integer> b = boundaries.get(round);
+            assertEquals(List.of(), b.violations, kind + ", round " + round + ", seed " + (firstSeed + round)
+                    + ", after the Io closed: " + b.what);
+        }
+    }
+
+    private static Boundary<Integer> reactorRound(Io io, Random random, Scheduler elsewhere) {
         int n = random.nextInt(120);
         boolean fromChannel = random.nextBoolean();
         WeftPublisher<Integer> source = Io.with(io).call(() -> fromChannel ? Reactive.fromChannel(filled(n)) : Reactive.produce(emitter -> {
@@ -148,8 +165,10 @@ class InteropStressTest {
         downstream.awaitEnd(what);
         int wanted = cancelAfter >= 0 ? Math.min(cancelAfter, expected) : expected;
         assertEquals(prefix(wanted), downstream.items, what + ": the downstream's items");
+        boundary.what = what;
         boundary.awaitSettled(what, downstream.cancelled || takes);
         assertEquals(List.of(), boundary.violations, what + ": at Weft's boundary");
+        return boundary;
     }
 
     private static Channel<Integer> filled(int n) {
@@ -244,19 +263,21 @@ class InteropStressTest {
     // ------------------------------------------------------------ JDK Flow -> Weft
 
     private static void submissionPublishers(Ios.Kind kind, int rounds, long firstSeed) {
+        List<Boundary<Integer>> boundaries = new ArrayList<>();
         try (Ios.Opened opened = Ios.open(kind)) {
             for (int round = 0; round < rounds; round++) {
                 long seed = firstSeed + round;
                 try {
-                    submissionRound(opened, new Random(seed));
+                    boundaries.add(submissionRound(opened, new Random(seed)));
                 } catch (AssertionError | RuntimeException e) {
                     throw new AssertionError(kind + ", round " + round + ", seed " + seed + ": " + e.getMessage(), e);
                 }
             }
         }
+        assertNothingLate(kind, firstSeed, boundaries);
     }
 
-    private static void submissionRound(Ios.Opened opened, Random random) {
+    private static Boundary<Integer> submissionRound(Ios.Opened opened, Random random) {
         int n = random.nextInt(200);
         int prefetch = 1 + random.nextInt(32);
         int bufferSize = 1 << random.nextInt(6);
@@ -298,8 +319,10 @@ class InteropStressTest {
             jdk.close();
         }
         // the JDK publisher is the one checked here: nothing beyond demand, in order, one end
+        boundary.what = what;
         boundary.awaitSettled(what, true);
-        assertEquals(List.of(), boundary.violations, what + ": what the JDK publisher sent the Inbox");
+        assertEquals(List.of(), boundary.violations, what + ": between the JDK publisher and the Inbox");
+        return boundary;
     }
 
     // ------------------------------------------------------------ the checker
@@ -316,6 +339,7 @@ class InteropStressTest {
         private final AtomicInteger subscribed = new AtomicInteger();
         private final AtomicInteger terminals = new AtomicInteger();
         private final AtomicInteger afterCancel = new AtomicInteger();
+        private final AtomicInteger callsAfterTerminal = new AtomicInteger();
         private final AtomicReference<Thread> signalling = new AtomicReference<>();
         private final CountDownLatch settled = new CountDownLatch(1);
         private volatile long requested;
@@ -323,6 +347,8 @@ class InteropStressTest {
         private volatile boolean cancelReturned;
         private volatile boolean cancelledInsideASignal;
         private volatile boolean cancelled;
+        /** The round's description, for a violation found after the Io closed. */
+        volatile String what = "";
 
         Boundary(boolean weftUpstream) {
             this.weftUpstream = weftUpstream;
@@ -429,6 +455,7 @@ class InteropStressTest {
         }
 
         private synchronized void requested(long n) {
+            callAfterTerminal("request(" + n + ")");
             if (n <= 0) {
                 return; // the publisher answers with onError (§3.9); not this checker's business
             }
@@ -436,7 +463,19 @@ class InteropStressTest {
             requested = sum < 0 ? Long.MAX_VALUE : sum;
         }
 
+        /**
+         * §2.4, checked on Weft's Inbox (the subscriber when the upstream is not Weft's): after a
+         * terminal signal it calls nothing more, except one call its drain loop had already
+         * decided on when the signal arrived on another thread (the two are concurrent).
+         */
+        private void callAfterTerminal(String call) {
+            if (!weftUpstream && terminals.get() > 0 && callsAfterTerminal.incrementAndGet() > 1) {
+                violations.add(call + ": a second call on the subscription after the terminal signal (§2.4)");
+            }
+        }
+
         private void cancelling() {
+            callAfterTerminal("cancel()");
             if (signalling.get() == Thread.currentThread()) {
                 cancelledInsideASignal = true;
             }

@@ -143,10 +143,26 @@ class SubscriberRulesTest {
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("ios")
+    void aBadRequestWhoseOnErrorThrowsDoesNotMakeRequestThrow(Function<List<Throwable>, Reporting> make) {
+        List<Throwable> reported = new CopyOnWriteArrayList<>();
+        try (Reporting r = make.apply(reported)) {
+            IllegalStateException boom = new IllegalStateException("onError broke");
+            Throwing subscriber = new Throwing("onError", boom);
+            CompletableFuture<String> never = new CompletableFuture<>();
+            Io.with(r.io()).run(() -> Reactive.fromFuture(Future.from(never)).subscribe(subscriber));
+            subscriber.subscription.request(0); // §3.9 onError, which throws: request still returns (§3.16)
+            awaitReported(reported, boom);
+            assertEquals(List.of("onSubscribe", "onError"), subscriber.signals);
+        }
+    }
+
     @Test
     void aFuturesSignalsDoNotRunInsideItsCompletion() throws InterruptedException {
-        // the future's waiters are run newest first: the subscriber's delivery is due before the
-        // action registered earlier. Inside the completion, an onNext that waits for that action
+        // the future's waiters are run newest first (WaiterStack is a stack): the subscriber's
+        // delivery is due before the action registered earlier. If that order ever changes,
+        // register the subscriber first and the latch action second to keep this test meaningful. Inside the completion, an onNext that waits for that action
         // would wait for itself; delivered by a task of its own, it sees the action run.
         try (FiberIo io = FiberIo.builder().workers(2).build()) {
             CompletableFuture<String> source = new CompletableFuture<>();

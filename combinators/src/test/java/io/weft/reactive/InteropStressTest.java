@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.reactivestreams.FlowAdapters;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
@@ -401,51 +402,12 @@ class InteropStressTest {
             });
         }
 
+        /**
+         * The same checker for a Flow publisher and subscriber, through the Reactive Streams
+         * adapters (thin, synchronous forwarders): the upstream is still the Flow publisher itself.
+         */
         Flow.Publisher<T> wrapFlow(Flow.Publisher<T> upstream) {
-            return subscriber -> upstream.subscribe(new Flow.Subscriber<T>() {
-                @Override
-                public void onSubscribe(Flow.Subscription s) {
-                    Boundary.this.onSubscribe();
-                    subscriber.onSubscribe(new Flow.Subscription() {
-                        @Override
-                        public void request(long n) {
-                            requested(n);
-                            s.request(n);
-                        }
-
-                        @Override
-                        public void cancel() {
-                            cancelling();
-                            s.cancel();
-                            cancelReturned = true;
-                        }
-                    });
-                }
-
-                @Override
-                public void onNext(T item) {
-                    Thread before = enter();
-                    Boundary.this.onNext(item);
-                    subscriber.onNext(item);
-                    leave(before);
-                }
-
-                @Override
-                public void onError(Throwable t) {
-                    Thread before = enter();
-                    terminal("onError(" + t + ")");
-                    subscriber.onError(t);
-                    leave(before);
-                }
-
-                @Override
-                public void onComplete() {
-                    Thread before = enter();
-                    terminal("onComplete");
-                    subscriber.onComplete();
-                    leave(before);
-                }
-            });
+            return FlowAdapters.toFlowPublisher(wrap(FlowAdapters.toPublisher(upstream)));
         }
 
         private void onSubscribe() {

@@ -46,6 +46,16 @@ class ScopeOwnerTest {
         throw e;
     }
 
+    /** Sleeps an hour; if a scope stops it, throws the cause it was stopped for, not the Cancelled. */
+    private static Void sleepAndUnwrapWhatStopsIt() {
+        try {
+            Io.sleep(HOUR);
+            return null;
+        } catch (Cancelled c) {
+            throw (RuntimeException) c.getCause();
+        }
+    }
+
     /**
      * {@code failure} unwound a try-with-resources block and close added its wrapper of the same
      * failure (not the failure itself, which would be self-suppression).
@@ -385,11 +395,7 @@ class ScopeOwnerTest {
             RuntimeException out = opened.call(() -> assertThrows(RuntimeException.class, () -> {
                 try (Scope scope = Scope.open()) {
                     scope.fork(() -> fail(boom));
-                    try {
-                        Io.sleep(HOUR);
-                    } catch (Cancelled c) {
-                        throw (RuntimeException) c.getCause(); // the owner unwraps what stopped it
-                    }
+                    sleepAndUnwrapWhatStopsIt(); // the owner itself
                 }
             }));
             assertSame(boom, out);
@@ -476,14 +482,7 @@ class ScopeOwnerTest {
         RuntimeException out = Io.with(io).call(() -> Io.async(() -> assertThrows(RuntimeException.class, () -> {
             try (Scope scope = Scope.open()) {
                 scope.fork(() -> fail(boom));
-                Io.async(() -> {
-                    try {
-                        Io.sleep(HOUR);
-                        return null;
-                    } catch (Cancelled c) {
-                        throw (RuntimeException) c.getCause(); // boom, which the owner's await rethrows
-                    }
-                }).await();
+                Io.async(ScopeOwnerTest::sleepAndUnwrapWhatStopsIt).await(); // boom, which the await rethrows
             }
         })).await());
         assertSame(boom, out, "not an IllegalArgumentException of self-suppression");

@@ -119,7 +119,10 @@ public final class Channel<T> implements Iterable<T> {
      * (re-queue at the front, or "receive returns the item instead of throwing"); wake-and-retry
      * has nothing to undo. Crossbeam keeps the slot publish release-only and makes its re-check spin
      * while a claimed slot is unpublished; we pay one fence per publish instead, which keeps the
-     * re-check wait-free and the proof a plain Dekker. Padding of head/tail against false sharing
+     * re-check wait-free and the proof a plain Dekker. Only the answers handed to the caller wait
+     * for such a slot: trySend's false, tryReceive's null and a deadline's TimedOut come from the
+     * ring's settled forms, so they are linearizable (ChannelLincheckTest checks them against a
+     * sequential queue); the waiting paths park instead. Padding of head/tail against false sharing
      * is left to a benchmark that shows it pays (STYLE.md).
      */
 
@@ -234,7 +237,9 @@ public final class Channel<T> implements Iterable<T> {
     }
 
     /**
-     * Sends {@code item} if there is room right now; never suspends.
+     * Sends {@code item} if there is room right now; never suspends. Linearizable: {@code false}
+     * means the channel was full at one instant during the call (if another thread is between
+     * taking an item and freeing its slot, this call waits those few instructions).
      *
      * @param item the item, not null
      * @return {@code true} if the item is in the channel, {@code false} if the channel was full
@@ -244,7 +249,7 @@ public final class Channel<T> implements Iterable<T> {
      */
     public boolean trySend(T item) {
         Objects.requireNonNull(item, "item");
-        return switch (ring.offer(item)) {
+        return switch (ring.offerSettled(item)) {
             case ADDED -> {
                 afterPut();
                 yield true;
@@ -316,6 +321,11 @@ public final class Channel<T> implements Iterable<T> {
                 throw drainedFor(receivers);
             }
             if (deadlineMs != Io.NO_DEADLINE && io.nowMs() >= deadlineMs) {
+                T late = ring.pollSettled(); // "nothing arrived" must hold at one instant
+                if (late != null) {
+                    afterTake();
+                    return late;
+                }
                 if (holdsWakeUp) {
                     receivers.wakeOne(); // we will not use it: someone else may
                 }
@@ -373,13 +383,15 @@ public final class Channel<T> implements Iterable<T> {
     }
 
     /**
-     * Receives the oldest item if one is available right now; never suspends.
+     * Receives the oldest item if one is available right now; never suspends. Linearizable: a
+     * {@code null} means the channel was empty at one instant during the call (if another thread is
+     * between claiming a slot and writing its item, this call waits those few instructions).
      *
      * @return the item, or {@code null} if the channel is empty (or closed and drained; see
      *     {@link #isClosed()})
      */
     public T tryReceive() {
-        T item = ring.poll();
+        T item = ring.pollSettled();
         if (item != null) {
             afterTake();
         }

@@ -32,6 +32,18 @@ final class Ring<T> {
      * with a CAS, so every producer's claim CAS either precedes it (its item will be published and
      * drained) or fails and sees the mark: no item enters after close. The ring is drained when it
      * is closed and head has caught up with tail's position.
+     *
+     * Settled answers: poll() and offer() are wait-free and may report "empty" while a producer
+     * has claimed the head position and not yet published it (or "full" while a consumer has
+     * claimed the oldest item and not yet freed its slot), even if a later position's operation
+     * already completed. That is fine for the waiting paths (the publish or the free wakes the
+     * waiter), but an answer handed to the caller would not be linearizable: a thread whose
+     * trySend returned true could then see tryReceive return null on an otherwise idle channel
+     * (Lincheck found exactly that: ChannelLincheckTest). pollSettled()/offerSettled() wait out
+     * that window, the few instructions between the other thread's claim CAS and its publish,
+     * so "empty" means head == tail at one instant and "full" means capacity positions claimed by
+     * producers at one instant. The wait spins, then yields; it is as long as the other thread is
+     * descheduled inside the window (no Weft code suspends there).
      */
 
     /** What {@link #offer} did. */
@@ -126,6 +138,44 @@ final class Ring<T> {
                 // Empty, or the producer of position h has claimed it and not yet published.
                 return null;
             }
+        }
+    }
+
+    /**
+     * Like {@link #poll}, but returns null only if the ring was empty at one instant: a head
+     * position claimed by a producer and not yet published is waited for (see the notes).
+     */
+    T pollSettled() {
+        for (int spins = 0; ; spins++) {
+            T item = poll();
+            if (item != null || !hasPending()) {
+                return item;
+            }
+            backOff(spins);
+        }
+    }
+
+    /**
+     * Like {@link #offer}, but returns {@link Offer#FULL} only if every slot held an item (published
+     * or being published) at one instant: a slot whose consumer claimed it and has not yet freed it
+     * is waited for (see the notes).
+     */
+    Offer offerSettled(T item) {
+        for (int spins = 0; ; spins++) {
+            Offer offer = offer(item);
+            if (offer != Offer.FULL || !hasRoom()) {
+                return offer;
+            }
+            backOff(spins);
+        }
+    }
+
+    /** Waits for another thread to finish the few instructions between its claim and its publish. */
+    private static void backOff(int spins) {
+        if (spins < 64) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield(); // it was descheduled inside the window: let it run
         }
     }
 

@@ -1,0 +1,117 @@
+package io.weft.fiber.sched;
+
+import io.weft.fiber.sched.RunQueueLincheckTest.Item;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import org.jetbrains.lincheck.datastructures.IntGen;
+import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.Param;
+import org.jetbrains.lincheck.datastructures.StressOptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Lincheck for the Injector: push, pushBatch, pop, popBatch and size from any thread are
+ * linearizable against a sequential FIFO ({@link Spec}), by model checking and by stress. A batch
+ * pushed by one call stays contiguous, and a popBatch takes a contiguous run: the FIFO spec checks
+ * both, since it moves a batch in one step.
+ */
+@Param(name = "id", gen = IntGen.class, conf = "1:99")
+public class InjectorLincheckTest {
+    private final Injector injector = new Injector();
+
+    /** Public for Lincheck, which creates one instance per scenario. */
+    public InjectorLincheckTest() {}
+
+    /** {@link Injector#push}. */
+    @Operation
+    public void push(@Param(name = "id") int id) {
+        injector.push(new Item(id));
+    }
+
+    /** {@link Injector#pushBatch} of two tasks. */
+    @Operation
+    public void pushTwo(@Param(name = "id") int first, @Param(name = "id") int second) {
+        injector.pushBatch(new Runnable[] {new Item(first), new Item(second)}, 0, 2);
+    }
+
+    /** {@link Injector#pop}: the id, or -1 if empty. */
+    @Operation
+    public int pop() {
+        Runnable task = injector.pop();
+        return task == null ? -1 : ((Item) task).id();
+    }
+
+    /** {@link Injector#popBatch} of at most two: the ids, oldest first. */
+    @Operation
+    public List<Integer> popTwo() {
+        Runnable[] into = new Runnable[2];
+        int n = injector.popBatch(into, 2);
+        List<Integer> ids = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            ids.add(((Item) into[i]).id());
+        }
+        return ids;
+    }
+
+    /** {@link Injector#size}. */
+    @Operation
+    public int size() {
+        return injector.size();
+    }
+
+    /** The sequential specification: a FIFO. */
+    public static final class Spec {
+        private final ArrayDeque<Integer> ids = new ArrayDeque<>();
+
+        /** Public for Lincheck. */
+        public Spec() {}
+
+        public void push(int id) {
+            ids.addLast(id);
+        }
+
+        public void pushTwo(int first, int second) {
+            ids.addLast(first);
+            ids.addLast(second);
+        }
+
+        public int pop() {
+            Integer id = ids.pollFirst();
+            return id == null ? -1 : id;
+        }
+
+        public List<Integer> popTwo() {
+            List<Integer> got = new ArrayList<>();
+            for (int i = 0; i < 2 && !ids.isEmpty(); i++) {
+                got.add(ids.pollFirst());
+            }
+            return got;
+        }
+
+        public int size() {
+            return ids.size();
+        }
+    }
+
+    @Test
+    void isLinearizableUnderModelChecking() {
+        new ModelCheckingOptions()
+                .iterations(15)
+                .invocationsPerIteration(300)
+                .sequentialSpecification(Spec.class)
+                .check(InjectorLincheckTest.class);
+    }
+
+    @Test
+    void isLinearizableUnderStress() {
+        new StressOptions()
+                .iterations(30)
+                .invocationsPerIteration(1_000)
+                .threads(3)
+                .actorsPerThread(3)
+                .sequentialSpecification(Spec.class)
+                .check(InjectorLincheckTest.class);
+    }
+}

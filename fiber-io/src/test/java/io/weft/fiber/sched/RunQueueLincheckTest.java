@@ -1,0 +1,117 @@
+package io.weft.fiber.sched;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import org.jetbrains.lincheck.datastructures.IntGen;
+import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.Param;
+import org.jetbrains.lincheck.datastructures.StressOptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Lincheck for the RunQueue: the owner's push and pop and a stealer's steal-half are linearizable
+ * against a sequential FIFO ({@link Spec}), by model checking and by stress.
+ *
+ * <p>The scenario keeps to the queue's contract and to what is deterministic: push and pop run on
+ * one thread (the owner), steals on one other (a second concurrent stealer may legitimately come
+ * back empty-handed while the first copies); the capacity (16) exceeds what a scenario can push,
+ * so the overflow to the injector, whose batch depends on whether a steal is in progress, is
+ * covered by RunQueueTest instead. A steal's result is what the stealer got: the tasks it moved
+ * into its own queue, oldest first, then the one it returned.
+ */
+@Param(name = "id", gen = IntGen.class, conf = "1:99")
+public class RunQueueLincheckTest {
+    private static final int CAPACITY = 16;
+
+    private final RunQueue queue = new RunQueue(CAPACITY);
+    private final RunQueue stealerOwn = new RunQueue(CAPACITY);
+    private final Injector overflow = new Injector();
+
+    /** Public for Lincheck, which creates one instance per scenario. */
+    public RunQueueLincheckTest() {}
+
+    /** A task that is only its id. */
+    record Item(int id) implements Runnable {
+        @Override
+        public void run() {}
+    }
+
+    /** {@link RunQueue#push}, by the owner. */
+    @Operation(nonParallelGroup = "owner")
+    public void push(@Param(name = "id") int id) {
+        queue.push(new Item(id), overflow);
+    }
+
+    /** {@link RunQueue#pop}, by the owner: the id, or -1 if empty. */
+    @Operation(nonParallelGroup = "owner")
+    public int pop() {
+        Runnable task = queue.pop();
+        return task == null ? -1 : ((Item) task).id();
+    }
+
+    /** {@link RunQueue#stealInto}, by one stealer: the ids it got, oldest first. */
+    @Operation(nonParallelGroup = "stealer")
+    public List<Integer> steal() {
+        Runnable returned = queue.stealInto(stealerOwn);
+        List<Integer> got = new ArrayList<>();
+        for (Runnable moved = stealerOwn.pop(); moved != null; moved = stealerOwn.pop()) {
+            got.add(((Item) moved).id());
+        }
+        if (returned != null) {
+            got.add(((Item) returned).id());
+        }
+        return got;
+    }
+
+    /** The sequential specification: a FIFO; a steal takes the older half, rounded up. */
+    public static final class Spec {
+        private final ArrayDeque<Integer> ids = new ArrayDeque<>();
+
+        /** Public for Lincheck. */
+        public Spec() {}
+
+        public void push(int id) {
+            ids.addLast(id);
+        }
+
+        public int pop() {
+            Integer id = ids.pollFirst();
+            return id == null ? -1 : id;
+        }
+
+        public List<Integer> steal() {
+            int n = ids.size() - ids.size() / 2;
+            List<Integer> got = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                got.add(ids.pollFirst());
+            }
+            return got;
+        }
+    }
+
+    @Test
+    void ownerAndStealerAreLinearizableUnderModelChecking() {
+        new ModelCheckingOptions()
+                .iterations(30)
+                .invocationsPerIteration(300)
+                .actorsBefore(3)
+                .actorsPerThread(4)
+                .actorsAfter(2)
+                .sequentialSpecification(Spec.class)
+                .check(RunQueueLincheckTest.class);
+    }
+
+    @Test
+    void ownerAndStealerAreLinearizableUnderStress() {
+        new StressOptions()
+                .iterations(30)
+                .invocationsPerIteration(2_000)
+                .actorsBefore(3)
+                .actorsPerThread(4)
+                .actorsAfter(2)
+                .sequentialSpecification(Spec.class)
+                .check(RunQueueLincheckTest.class);
+    }
+}

@@ -19,17 +19,17 @@ import java.util.concurrent.ThreadLocalRandom;
  * single CPU: the signal then runs while the actor waits, and the interleavings these tests are
  * about almost never happen (their mutants pass). Run them with {@code -af NONE}.
  */
-final class StartLine {
+public final class StartLine {
     /** Written once by the signal, read by the actor. */
     private volatile boolean open;
 
     /** Lets the waiting actor go. Called by the signal, first thing. */
-    void open() {
+    public void open() {
         open = true;
     }
 
     /** Spins until {@link #open()} is called. Called by the actor. */
-    void await() {
+    public void await() {
         while (!open) {
             Thread.onSpinWait();
         }
@@ -41,7 +41,7 @@ final class StartLine {
      *
      * @param maxSpins the most {@link Thread#onSpinWait()} calls
      */
-    static void jitter(int maxSpins) {
+    public static void jitter(int maxSpins) {
         int spins = ThreadLocalRandom.current().nextInt(maxSpins + 1);
         for (int i = 0; i < spins; i++) {
             Thread.onSpinWait();

@@ -93,6 +93,23 @@ class FutureAndChannelPublisherTest {
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#concurrent")
+    void aFutureThatCompletesAfterThePublishersIoClosedIsStillDelivered(Ios.Kind kind) {
+        CompletableFuture<String> stage = new CompletableFuture<>();
+        Recorder<String> recorder = Recorder.manual();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            WeftPublisher<String> publisher = Io.with(opened.io()).call(() -> Reactive.fromFuture(Future.from(stage)));
+            publisher.subscribe(recorder);
+            recorder.request(1);
+        } // the publisher's Io is closed: it takes no delivery task any more
+        stage.complete("late");
+        // Delivered on the completing thread instead, since the Io refused the hand-off.
+        assertEquals(List.of("late"), recorder.items());
+        assertTrue(recorder.completed());
+        assertClean(recorder);
+    }
+
     @Test
     void cancellingTheSubscriptionLeavesTheFutureAlone() {
         CompletableFuture<String> stage = new CompletableFuture<>();

@@ -20,7 +20,9 @@ import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.StressOptions;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Lincheck for the Channel: its non-waiting operations are linearizable against a sequential
@@ -125,6 +127,7 @@ public class ChannelLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void nonWaitingOperationsAreLinearizableUnderModelChecking() {
         new ModelCheckingOptions()
                 .iterations(30)
@@ -134,6 +137,7 @@ public class ChannelLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void nonWaitingOperationsAreLinearizableUnderStress() {
         new StressOptions()
                 .iterations(30)
@@ -147,6 +151,7 @@ public class ChannelLincheckTest {
     // ------------------------------------------------------------ waiting operations, interleaved
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void aWaitingReceiverGetsTheItemSentLater() {
         ModelThreads.explore(() -> {
             Channel<Integer> ch = Channel.bounded(1);
@@ -159,6 +164,7 @@ public class ChannelLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void twoWaitingReceiversAndTwoSendersLoseNothing() {
         ModelThreads.explore(() -> {
             Channel<Integer> ch = Channel.bounded(1);
@@ -174,6 +180,7 @@ public class ChannelLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void aSenderWaitingOnAFullChannelGetsInWhenAReceiverMakesRoom() {
         ModelThreads.explore(() -> {
             Channel<Integer> ch = Channel.bounded(1);
@@ -187,6 +194,7 @@ public class ChannelLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void closeWakesAWaitingReceiverAndAWaitingSender() {
         ModelThreads.explore(() -> {
             Channel<Integer> empty = Channel.bounded(1);
@@ -221,6 +229,7 @@ public class ChannelLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void aReceiveWithADeadlineReturnsTheItemOrLeavesItInTheChannel() {
         ModelThreads.explore(() -> {
             Channel<Integer> ch = Channel.bounded(1);
@@ -244,6 +253,7 @@ public class ChannelLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void aCancelledReceiveConsumesNothingAndPassesItsWakeUpOn() {
         ModelThreads.explore(() -> {
             Channel<Integer> ch = Channel.bounded(1);

@@ -14,7 +14,9 @@ import org.jetbrains.lincheck.LincheckAssertionError;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.StressOptions;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Lincheck for the Semaphore: tryAcquire, release and availablePermits are linearizable against a
@@ -71,6 +73,7 @@ public class SemaphoreLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void nonWaitingOperationsAreLinearizableUnderModelChecking() {
         new ModelCheckingOptions()
                 .iterations(20)
@@ -80,6 +83,7 @@ public class SemaphoreLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void nonWaitingOperationsAreLinearizableUnderStress() {
         new StressOptions()
                 .iterations(20)
@@ -142,6 +146,7 @@ public class SemaphoreLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void aWaitingAcquireIsWokenByRelease() {
         ModelThreads.explore(() -> {
             Permits s = real(0);
@@ -163,11 +168,13 @@ public class SemaphoreLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void aCancelledAcquireNeverKeepsOrLosesAPermit() {
         ModelThreads.explore(() -> cancelledAcquire(real(0)));
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void theBrokenCopyThatDropsAGrantedPermitIsCaught() {
         LincheckAssertionError caught = assertThrows(LincheckAssertionError.class,
                 () -> ModelThreads.explore(() -> cancelledAcquire(broken(0))));

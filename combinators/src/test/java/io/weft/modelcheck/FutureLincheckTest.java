@@ -20,7 +20,9 @@ import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.StressOptions;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Lincheck for Future/Task, the state machine every feature rests on.
@@ -125,6 +127,7 @@ public class FutureLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void aFutureCompletedFromOutsideIsLinearizableUnderModelChecking() {
         new ModelCheckingOptions()
                 .iterations(20)
@@ -134,6 +137,7 @@ public class FutureLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void aFutureCompletedFromOutsideIsLinearizableUnderStress() {
         new StressOptions()
                 .iterations(20)
@@ -176,6 +180,7 @@ public class FutureLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void cancelRacingCompletionHasOneWinner() {
         ModelThreads.explore(() -> {
             Task<Integer> t = task(self -> 1);
@@ -189,6 +194,7 @@ public class FutureLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void cancelRacingAShieldExitTakesEffectAfterTheShieldAndNeverLeaksTheInterrupt() {
         ModelThreads.explore(() -> {
             boolean[] cancelSeenInShield = new boolean[1];
@@ -209,6 +215,7 @@ public class FutureLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void cancelReachesATaskParkingAtTheSameMoment() {
         ModelThreads.explore(() -> {
             Task<Integer> t = task(self -> {
@@ -226,6 +233,7 @@ public class FutureLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void aParkedTaskReadiedAndCancelledAtOnceEndsExactlyOnce() {
         ModelThreads.explore(() -> {
             Io io = Io.current();
@@ -251,6 +259,7 @@ public class FutureLincheckTest {
     }
 
     @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void anAwaiterIsWokenByCompletionAndByCancel() {
         ModelThreads.explore(() -> {
             CompletableFuture<Integer> source = new CompletableFuture<>();

@@ -9,7 +9,9 @@ import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.StressOptions;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Lincheck for the Injector: push, pushBatch, pop, popBatch and size from any thread are
@@ -17,6 +19,8 @@ import org.junit.jupiter.api.Test;
  * pushed by one call stays contiguous, and a popBatch takes a contiguous run: the FIFO spec checks
  * both, since it moves a batch in one step.
  */
+// Lincheck spins its threads against each other: on a loaded machine it runs several times slower.
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 @Param(name = "id", gen = IntGen.class, conf = "1:99")
 public class InjectorLincheckTest {
     private final Injector injector = new Injector();

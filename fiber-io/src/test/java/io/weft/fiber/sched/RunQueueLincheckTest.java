@@ -8,7 +8,9 @@ import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.StressOptions;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Lincheck for the RunQueue: the owner's push and pop and a stealer's steal-half are linearizable
@@ -21,6 +23,8 @@ import org.junit.jupiter.api.Test;
  * covered by RunQueueTest instead. A steal's result is what the stealer got: the tasks it moved
  * into its own queue, oldest first, then the one it returned.
  */
+// Lincheck spins its threads against each other: on a loaded machine it runs several times slower.
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 @Param(name = "id", gen = IntGen.class, conf = "1:99")
 public class RunQueueLincheckTest {
     private static final int CAPACITY = 16;

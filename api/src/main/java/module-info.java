@@ -11,8 +11,9 @@ module io.weft {
     // HelpsAwaiters, RootTasks and Task, for an Io that runs awaited tasks in place (join helping),
     // runs Io.with bodies as root tasks, and counts and cancels the tasks it runs; SideThreads and
     // Context, for an inline Io whose virtual clock keeps the threads beside its callers in turns,
-    // and for the combinators that start such threads
-    exports io.weft.internal to io.weft.fiber, io.weft.blocking, io.weft.combinators;
+    // and for the combinators that start such threads; TaskProbe, for the conformance kit's checks
+    // that a waiter that gave up left nothing behind
+    exports io.weft.internal to io.weft.fiber, io.weft.blocking, io.weft.combinators, io.weft.protocol;
 
     uses io.weft.Io;
 }

@@ -3,6 +3,7 @@ package io.weft.protocol;
 import io.weft.Future;
 import io.weft.Io;
 import io.weft.ParkToken;
+import io.weft.internal.TaskProbe;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -236,6 +237,18 @@ public abstract class IoContract {
      */
     protected static void awaitDone(Future<?> future) {
         eventually().until(future::isDone);
+    }
+
+    /**
+     * Counts the live waiters registered on {@code future} (parked awaits, races, {@code onDone}
+     * actions not yet run nor deregistered): the probe for the contracts on deregistration. It
+     * reads Weft's task record, whatever the Io; 0 once the future is done.
+     *
+     * @param future a future made by Weft
+     * @return how many waiters would run if it completed now
+     */
+    protected static int waiterCount(Future<?> future) {
+        return TaskProbe.waiterCount(future);
     }
 
     /**

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -151,11 +152,15 @@ public abstract class RaceContract extends IoContract {
         }));
         stubborn.awaitParked();
         CompletableFuture<String> source = new CompletableFuture<>();
-        assertEquals("quick", inIoWhenItParks("completer", () -> source.complete("quick"),
-                () -> Io.race(stubborn.future(), Future.from(source))));
+        AtomicInteger whileRacing = new AtomicInteger(-1);
+        Runnable complete = () -> {
+            whileRacing.set(waiterCount(stubborn.future()));
+            source.complete("quick");
+        };
+        assertEquals("quick", inIoWhenItParks("completer", complete, () -> Io.race(stubborn.future(), Future.from(source))));
         assertFalse(stubborn.future().isDone());
-        assertFalse(stubborn.future().toString().contains("waiters="),
-                "the race left its waiter on the loser: " + stubborn.future());
+        assertEquals(1, whileRacing.get(), "the parked race was registered on the loser");
+        assertEquals(0, waiterCount(stubborn.future()), "the race left its waiter on the loser");
         io.ready(release.get());
         awaitDone(stubborn.future());
         assertEquals(Future.State.CANCELLED, stubborn.future().state(), "the race cancelled it; the shield deferred that");

@@ -22,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -135,22 +136,44 @@ public abstract class CancellationContract extends IoContract {
     }
 
     @Test
-    void aTaskCancelledBeforeItStartsNeverRunsItsBody() {
+    void aTaskCancelledBeforeItStartsNeverRunsItsBody() throws Exception {
         assumeFalse(runsTasksInline(), "an inline Io starts every task before async returns");
-        AtomicInteger runs = new AtomicInteger();
-        Future<Boolean> outer = inIo(() -> Io.async(() -> {
-            Future<Integer> child = Io.async(runs::incrementAndGet);
-            boolean requested = child.cancel(); // no suspend point between spawn and cancel
-            if (!requested || !child.isDone() || runs.get() > 0) {
-                return false; // another worker had already started (or finished) it: not this case
+        int rounds = 100;
+        AtomicIntegerArray runs = new AtomicIntegerArray(rounds);
+        boolean[] cancelledBeforeStart = inIo(() -> Io.async(() -> {
+            boolean[] beforeStart = new boolean[rounds];
+            for (int i = 0; i < rounds; i++) {
+                int round = i;
+                AtomicBoolean looked = new AtomicBoolean();
+                // Once started, the body cannot end before `looked` is set: a child that is done
+                // right after cancel() returned was cancelled before it started.
+                Future<Integer> child = Io.async(() -> {
+                    runs.incrementAndGet(round);
+                    while (!looked.get()) {
+                        Thread.onSpinWait();
+                    }
+                    return round;
+                });
+                assertTrue(child.cancel(), "round " + round + ": a child that cannot have ended refused the cancel");
+                beforeStart[round] = child.isDone();
+                looked.set(true);
+                assertThrows(Cancelled.class, child::await, "round " + round);
+                assertEquals(Future.State.CANCELLED, child.state(), "round " + round);
             }
-            assertEquals(Future.State.CANCELLED, child.state());
-            assertThrows(Cancelled.class, child::await);
-            return true;
-        }));
-        if (inIo(outer::await)) {
-            assertEquals(0, runs.get(), "the body of a task cancelled before start ran");
+            return beforeStart;
+        }).await());
+        closeIo(); // nothing runs after close: a body that has not run by now never will
+        int unstarted = 0;
+        for (int round = 0; round < rounds; round++) {
+            if (cancelledBeforeStart[round]) {
+                unstarted++;
+                assertEquals(0, runs.get(round), "round " + round + ": the body of a task cancelled before start ran");
+            } else {
+                assertEquals(1, runs.get(round), "round " + round + ": a task that started ran its body once");
+            }
         }
+        // With no suspend point between spawn and cancel, the spawner's own worker cannot start the child.
+        assertTrue(unstarted > 0, "no cancel landed before its task started in " + rounds + " rounds");
     }
 
     @Test
@@ -218,12 +241,21 @@ public abstract class CancellationContract extends IoContract {
 
     @Test
     void cancelFromManyThreadsAtOnceIsOneCancellation() throws InterruptedException {
+        AtomicInteger cancelledAtThePark = new AtomicInteger();
         AtomicInteger finallyRuns = new AtomicInteger();
+        CompletableFuture<Void> everyCancelReturned = new CompletableFuture<>();
         Started<Void> started = startElsewhere(() -> {
             try {
                 return parkUntilCancelled();
+            } catch (Cancelled c) {
+                cancelledAtThePark.incrementAndGet();
+                throw c;
             } finally {
                 finallyRuns.incrementAndGet();
+                // still unwinding, so pending, until every canceller has its answer
+                Io.shield(() -> {
+                    Future.from(everyCancelReturned).await();
+                });
             }
         });
         started.awaitParked();
@@ -242,10 +274,14 @@ public abstract class CancellationContract extends IoContract {
         for (Thread canceller : cancellers) {
             canceller.join(PATIENCE.toMillis());
         }
+        // Future.cancel: true while the task is not done, whichever request registered first.
+        assertEquals(cancellers.length, trues.get(), "a cancel of a pending task returned false");
+        everyCancelReturned.complete(null);
         awaitDone(started.future());
+        assertEquals(1, cancelledAtThePark.get(), "one Cancelled woke the parked task");
         assertEquals(1, finallyRuns.get());
-        assertTrue(trues.get() >= 1);
         assertEquals(Future.State.CANCELLED, started.future().state());
+        assertFalse(started.future().cancel(), "done now");
     }
 
     // ---------------------------------------------------------------- checkpoint, yield, launch (DESIGN §2)

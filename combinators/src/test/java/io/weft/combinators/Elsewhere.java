@@ -2,6 +2,7 @@ package io.weft.combinators;
 
 import io.weft.Future;
 import io.weft.Io;
+import io.weft.testing.Parked;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -45,18 +46,19 @@ final class Elsewhere<T> {
     }
 
     /**
-     * Waits until the task's body is parked (the helper thread under an inline Io, the fiber
-     * under FiberIo), or has finished.
+     * Waits until the task's body (the helper thread under an inline Io, the fiber under FiberIo)
+     * is parked at a Weft suspend point inside {@code method} of {@code owner}; fails at once if
+     * the body finished instead.
      */
-    void awaitThreadParked() {
+    void awaitParkedIn(Class<?> owner, String method) {
         Awaitility.await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2))
                 .until(() -> {
-                    Thread body = runner.get();
-                    if (body == null) {
-                        return outcome.isDone();
+                    if (outcome.isDone()) {
+                        throw new AssertionError("the body finished instead of parking in " + owner.getSimpleName()
+                                + "." + method + ": " + outcome.getNow(null));
                     }
-                    Thread.State state = body.getState();
-                    return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING || outcome.isDone();
+                    Thread body = runner.get();
+                    return body != null && Parked.at(body, owner, method);
                 });
     }
 

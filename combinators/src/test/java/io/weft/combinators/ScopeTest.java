@@ -10,6 +10,7 @@ import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Io;
 import io.weft.testing.Ios;
+import io.weft.testing.Parked;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +20,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -41,17 +44,43 @@ class ScopeTest {
         }
     }
 
+    /**
+     * Completes {@code gate} once the thread in {@code thread} is parked in {@code method} of
+     * {@link Scope}, from a helper thread; completes it exceptionally if that never happens.
+     */
+    private static void completeWhenParkedIn(AtomicReference<Thread> thread, String method, CompletableFuture<Void> gate) {
+        Thread.ofPlatform().daemon().name("gate-" + method).start(() -> {
+            try {
+                Awaitility.await().atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2))
+                        .until(() -> thread.get() != null && Parked.at(thread.get(), Scope.class, method));
+                gate.complete(null);
+            } catch (Throwable t) {
+                gate.completeExceptionally(t);
+            }
+        });
+    }
+
     @ParameterizedTest
     @MethodSource("io.weft.testing.Ios#all")
     void joinWaitsForEveryChildAndTheirValuesAreReady(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
+            // Scheduled children end only once the owner is parked in join, so join finds every one
+            // of them pending; inline ones run to their end inside fork, before join.
+            AtomicReference<Thread> owner = new AtomicReference<>();
+            CompletableFuture<Void> ownerJoining = new CompletableFuture<>();
+            if (kind.inline()) {
+                ownerJoining.complete(null);
+            } else {
+                completeWhenParkedIn(owner, "join", ownerJoining);
+            }
             List<Integer> values = opened.call(() -> {
+                owner.set(Thread.currentThread());
                 try (Scope scope = Scope.open()) {
                     List<Future<Integer>> children = new ArrayList<>();
                     for (int i = 0; i < 5; i++) {
                         int n = i;
                         children.add(scope.fork(() -> {
-                            Io.sleep(Duration.ofMillis(5 - n));
+                            Future.from(ownerJoining).await();
                             return n * n;
                         }));
                     }
@@ -145,15 +174,23 @@ class ScopeTest {
         try (Ios.Opened opened = Ios.open(kind)) {
             List<Object> result = opened.call(() -> {
                 try (Scope scope = Scope.supervisor()) {
+                    CompletableFuture<Void> bothFailed = new CompletableFuture<>();
+                    AtomicInteger failed = new AtomicInteger();
+                    Runnable oneFailed = () -> {
+                        if (failed.incrementAndGet() == 2) {
+                            bothFailed.complete(null);
+                        }
+                    };
                     scope.fork(() -> {
                         throw first;
-                    });
-                    Future<Integer> survivor = scope.fork(() -> {
-                        Io.sleep(Duration.ofMillis(20));
-                        return 7;
-                    });
+                    }).onDone(oneFailed);
                     scope.fork(() -> {
                         throw second;
+                    }).onDone(oneFailed);
+                    // still running when both siblings have failed (inline: forked after they failed)
+                    Future<Integer> survivor = scope.fork(() -> {
+                        Future.from(bothFailed).await();
+                        return 7;
                     });
                     scope.join();
                     return List.of(survivor.resultNow(), scope.failures());
@@ -291,17 +328,18 @@ class ScopeTest {
     @MethodSource("io.weft.testing.Ios#all")
     void onlyTheOwnerMayForkJoinOrClose(Ios.Kind kind) throws Exception {
         try (Ios.Opened opened = Ios.open(kind)) {
-            List<Throwable> seen = opened.call(() -> {
+            List<String> seen = opened.call(() -> {
                 try (Scope scope = Scope.open()) {
-                    Future<List<Throwable>> child = scope.fork(() -> List.of(
-                            assertThrows(WrongThreadException.class, () -> scope.fork(() -> 1)),
-                            assertThrows(WrongThreadException.class, scope::join),
-                            assertThrows(WrongThreadException.class, scope::close)));
+                    Future<List<String>> child = scope.fork(() -> List.of(
+                            thrownBy(() -> scope.fork(() -> 1)),
+                            thrownBy(scope::join),
+                            thrownBy(scope::close)));
                     scope.join();
                     return child.resultNow();
                 }
             });
-            assertEquals(3, seen.size());
+            assertEquals(List.of("WrongThreadException", "WrongThreadException", "WrongThreadException"), seen,
+                    "what fork, join and close threw in a child");
             Scope plain = Scope.open(); // owned by this plain test thread
             CompletableFuture<Throwable> other = new CompletableFuture<>();
             Thread.ofPlatform().start(() -> {
@@ -314,6 +352,16 @@ class ScopeTest {
             });
             assertInstanceOf(WrongThreadException.class, other.get());
             plain.close();
+        }
+    }
+
+    /** The simple name of what {@code call} threw, or "nothing" if it returned. */
+    private static String thrownBy(Executable call) {
+        try {
+            call.execute();
+            return "nothing";
+        } catch (Throwable t) {
+            return t.getClass().getSimpleName();
         }
     }
 
@@ -337,7 +385,9 @@ class ScopeTest {
             CompletableFuture<Void> release = new CompletableFuture<>();
             AtomicReference<Future<String>> child = new AtomicReference<>();
             AtomicReference<Throwable> ownerFailure = new AtomicReference<>();
+            AtomicReference<Thread> closing = new AtomicReference<>(); // the thread running the scope's block
             Thread owner = Thread.ofPlatform().unstarted(() -> Io.with(opened.io()).run(() -> {
+                closing.set(Thread.currentThread());
                 try (Scope scope = Scope.open()) {
                     java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
                     child.set(scope.fork(() -> Io.shield(() -> {
@@ -359,9 +409,8 @@ class ScopeTest {
             }));
             owner.setUncaughtExceptionHandler((t, e) -> ownerFailure.set(e));
             owner.start();
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> ownerFailure.get() != null
-                    || child.get() != null
-                    && (owner.getState() == Thread.State.WAITING || owner.getState() == Thread.State.TIMED_WAITING));
+            Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(2)).until(() -> ownerFailure.get() != null
+                    || closing.get() != null && Parked.at(closing.get(), Scope.class, "close"));
             if (ownerFailure.get() != null) {
                 throw new AssertionError("the owner failed", ownerFailure.get());
             }

@@ -11,9 +11,16 @@ import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Io;
 import io.weft.testing.Ios;
+import io.weft.testing.Parked;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -43,7 +50,7 @@ class SemaphoreTest {
                 return "acquired";
             });
             acquirer.task();
-            acquirer.awaitThreadParked();
+            acquirer.awaitParkedIn(Semaphore.class, "acquire");
             assertFalse(acquirer.task().isDone());
             semaphore.release();
             assertEquals("acquired", acquirer.outcome());
@@ -60,7 +67,7 @@ class SemaphoreTest {
                 semaphore.acquire();
                 return "acquired";
             });
-            acquirer.awaitThreadParked();
+            acquirer.awaitParkedIn(Semaphore.class, "acquire");
             acquirer.task().cancel();
             assertInstanceOf(Cancelled.class, acquirer.outcome());
             semaphore.release();
@@ -88,22 +95,36 @@ class SemaphoreTest {
     @ParameterizedTest
     @MethodSource("io.weft.testing.Ios#concurrent")
     void permitsLimitConcurrency(Ios.Kind kind) {
+        int count = 50;
         try (Ios.Opened opened = Ios.open(kind)) {
             Semaphore semaphore = new Semaphore(3);
             AtomicInteger inside = new AtomicInteger();
             AtomicInteger most = new AtomicInteger();
-            opened.call(() -> {
-                List<Future<Object>> tasks = new ArrayList<>();
-                for (int i = 0; i < 50; i++) {
-                    tasks.add(Io.async(() -> semaphore.withPermit(() -> {
-                        most.accumulateAndGet(inside.incrementAndGet(), Math::max);
-                        Io.sleep(java.time.Duration.ofMillis(1));
-                        inside.decrementAndGet();
-                        return null;
-                    })));
+            Set<Thread> waiting = ConcurrentHashMap.newKeySet(); // the threads of tasks not holding a permit
+            CompletableFuture<Void> release = new CompletableFuture<>();
+            List<Future<Object>> tasks = opened.call(() -> {
+                List<Future<Object>> started = new ArrayList<>();
+                for (int i = 0; i < count; i++) {
+                    started.add(Io.async(() -> {
+                        waiting.add(Thread.currentThread());
+                        return semaphore.withPermit(() -> {
+                            waiting.remove(Thread.currentThread());
+                            most.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                            Future.from(release).await(); // the first holders keep their permits until released
+                            inside.decrementAndGet();
+                            return null;
+                        });
+                    }));
                 }
-                return Futures.all(tasks);
+                return started;
             });
+            // Every task has started, and each one without a permit is parked in acquire (or one too
+            // many got a permit): the holders are exactly the permits.
+            Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(2)).until(() -> inside.get() > 3
+                    || inside.get() + waiting.size() == count && waiting.stream().allMatch(t -> Parked.at(t, Semaphore.class, "acquire")));
+            assertEquals(3, inside.get(), "tasks holding a permit (" + waiting.size() + " without one)");
+            release.complete(null);
+            opened.call(() -> Futures.all(tasks));
             assertEquals(3, most.get());
             assertEquals(3, semaphore.availablePermits());
         }
@@ -119,15 +140,17 @@ class SemaphoreTest {
                 for (int round = 0; round < rounds; round++) {
                     Semaphore semaphore = new Semaphore(0);
                     java.util.concurrent.atomic.AtomicBoolean holds = new java.util.concurrent.atomic.AtomicBoolean();
+                    AtomicReference<Thread> acquiring = new AtomicReference<>();
                     Future<Boolean> acquirer = Io.async(() -> {
+                        acquiring.set(Thread.currentThread());
                         semaphore.acquire();
                         // Recorded here, not through the future: a value returned after cancel()
                         // is dropped, so "acquired, then cancelled" must not look like "not acquired".
                         holds.set(true);
                         return true;
                     });
-                    if (round % 3 == 0) {
-                        Io.sleep(java.time.Duration.ofMillis(1)); // let the acquirer park first
+                    while (round % 3 == 0 && !(acquiring.get() != null && Parked.at(acquiring.get(), Semaphore.class, "acquire"))) {
+                        Io.yield(); // one round in three, the acquirer is parked before the race starts
                     }
                     Future<Object> releaser = null;
                     if (round % 2 == 0) {

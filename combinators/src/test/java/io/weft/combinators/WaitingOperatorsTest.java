@@ -68,7 +68,7 @@ class WaitingOperatorsTest {
             Elsewhere<String> racer = Elsewhere.start(opened.io(),
                     () -> Futures.race(List.of(first, second), LoserPolicy.RETURN_AT_WINNER));
             racer.task();
-            racer.awaitThreadParked();
+            racer.awaitParkedIn(Futures.class, "race");
             source.complete("second");
             assertEquals("second", racer.outcome());
             assertEquals(Future.State.CANCELLED, first.state());
@@ -143,7 +143,7 @@ class WaitingOperatorsTest {
             Future<String> b = pending();
             Elsewhere<String> racer = Elsewhere.start(opened.io(),
                     () -> Futures.race(List.of(a, b), LoserPolicy.JOIN_LOSERS));
-            racer.awaitThreadParked();
+            racer.awaitParkedIn(Futures.class, "race");
             racer.task().cancel();
             assertInstanceOf(Cancelled.class, racer.outcome());
             assertEquals(Future.State.CANCELLED, a.state());
@@ -213,7 +213,7 @@ class WaitingOperatorsTest {
             CompletableFuture<Integer> source = new CompletableFuture<>();
             Elsewhere<List<Integer>> waiter = Elsewhere.start(opened.io(),
                     () -> Futures.all(List.of(slow, Future.from(source))));
-            waiter.awaitThreadParked();
+            waiter.awaitParkedIn(Futures.class, "all");
             IOException io = new IOException("io");
             source.completeExceptionally(io);
             CompletionException thrown = assertInstanceOf(CompletionException.class, waiter.outcome());
@@ -254,7 +254,7 @@ class WaitingOperatorsTest {
             CompletableFuture<String> succeeding = new CompletableFuture<>();
             Elsewhere<String> waiter = Elsewhere.start(opened.io(),
                     () -> Futures.any(List.of(Future.from(failing), Future.from(succeeding))));
-            waiter.awaitThreadParked();
+            waiter.awaitParkedIn(Futures.class, "any");
             failing.completeExceptionally(new IllegalStateException("first"));
             succeeding.complete("ok");
             assertEquals("ok", waiter.outcome());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Io;
+import io.weft.internal.TaskProbe;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,7 +70,7 @@ class FiberIoStressTest {
                     parked.add(Io.async(() -> shared.await() + 1));
                 }
             });
-            org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> shared.toString().contains("waiters=" + count));
+            org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> TaskProbe.waiterCount(shared) == count);
             long after = usedHeap();
             System.out.printf("FiberIo: %d parked fibers, about %d bytes of heap each%n", count, (after - before) / count);
             gate.complete(41);

@@ -787,7 +787,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         }
         Waiter node = addWaiter(action);
         if (node == null) {
-            action.run();
+            runReporting(action); // done: runs here, and reports a failure as the completing thread would
             return () -> { };
         }
         return () -> removeWaiter(node);

@@ -137,13 +137,21 @@ abstract class WaiterStack {
             Runnable action = w.action;
             if (action != null) {
                 w.action = null;
-                try {
-                    action.run();
-                } catch (RuntimeException | Error e) {
-                    Thread current = Thread.currentThread();
-                    current.getUncaughtExceptionHandler().uncaughtException(current, e);
-                }
+                runReporting(action);
             }
+        }
+    }
+
+    /**
+     * Runs a waiter's action; an exception it throws goes to the current thread's
+     * uncaught-exception handler instead of escaping (see {@link #runWaiters()}).
+     */
+    static void runReporting(Runnable action) {
+        try {
+            action.run();
+        } catch (RuntimeException | Error e) {
+            Thread current = Thread.currentThread();
+            current.getUncaughtExceptionHandler().uncaughtException(current, e);
         }
     }
 

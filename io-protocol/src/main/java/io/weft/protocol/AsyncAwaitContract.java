@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.weft.Cancelled;
 import io.weft.Future;
@@ -17,8 +18,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -248,6 +251,126 @@ public abstract class AsyncAwaitContract extends IoContract {
         assertTrue(a instanceof IllegalStateException || b instanceof IllegalStateException,
                 "one side sees the cycle: " + a + " / " + b);
         assertTrue(String.valueOf(a.getMessage()).contains("cycle") || String.valueOf(b.getMessage()).contains("cycle"));
+    }
+
+    @Test
+    void anAwaitCycleOfThreeTasksFailsInsteadOfHanging() {
+        List<CompletableFuture<Future<?>>> handles = List.of(new CompletableFuture<>(), new CompletableFuture<>(),
+                new CompletableFuture<>());
+        List<Started<Object>> tasks = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            CompletableFuture<Future<?>> next = handles.get((i + 1) % 3);
+            tasks.add(startElsewhere(() -> Future.from(next).await().await())); // task i awaits task i + 1
+        }
+        for (int i = 0; i < 3; i++) {
+            handles.get(i).complete(tasks.get(i).future());
+        }
+        for (Started<Object> task : tasks) {
+            awaitDone(task.future());
+        }
+        for (Started<Object> task : tasks) {
+            // the task that saw the cycle fails with it; each of the others rethrows what the task it awaited threw
+            Throwable failure = task.future().exceptionNow();
+            assertInstanceOf(IllegalStateException.class, failure);
+            assertTrue(String.valueOf(failure.getMessage()).contains("cycle"), failure.getMessage());
+        }
+    }
+
+    @Test
+    void anOnDoneActionMayAwaitTheFutureItWatches() throws Exception {
+        CompletableFuture<String> release = new CompletableFuture<>();
+        Started<String> task = startElsewhere(() -> Future.from(release).await() + "!");
+        CompletableFuture<String> seenWhenItCompleted = new CompletableFuture<>();
+        task.future().onDone(() -> awaitInto(task.future(), seenWhenItCompleted)); // runs on the completing thread
+        release.complete("done");
+        assertEquals("done!", seenWhenItCompleted.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS));
+        CompletableFuture<String> seenOnceDone = new CompletableFuture<>();
+        task.future().onDone(() -> awaitInto(task.future(), seenOnceDone)); // done: runs here, at once
+        assertEquals("done!", seenOnceDone.getNow("the action did not run at once"));
+    }
+
+    /** Completes {@code into} with what awaiting {@code future} returns or throws. */
+    private static void awaitInto(Future<String> future, CompletableFuture<String> into) {
+        try {
+            into.complete(future.await());
+        } catch (Throwable t) {
+            into.completeExceptionally(t);
+        }
+    }
+
+    @Test
+    void anOnDoneActionThatThrowsIsReportedAndTheOtherWaitersStillRun() throws Exception {
+        CompletableFuture<String> source = new CompletableFuture<>();
+        Future<String> f = Future.from(source);
+        IllegalStateException boom = new IllegalStateException("an onDone action failed");
+        List<String> ran = new CopyOnWriteArrayList<>();
+        f.onDone(() -> ran.add("registered before"));
+        f.onDone(() -> {
+            throw boom;
+        });
+        f.onDone(() -> ran.add("registered after"));
+        Started<String> awaiter = startElsewhere(f::await);
+        awaiter.awaitParked();
+        List<Throwable> reported = new CopyOnWriteArrayList<>();
+        Thread completer = helper("completer", () -> {
+            Thread.currentThread().setUncaughtExceptionHandler((thread, e) -> reported.add(e));
+            source.complete("value");
+        });
+        completer.join(PATIENCE.toMillis());
+        assertEquals(List.of(boom), reported, "the completing thread's handler got the action's exception");
+        assertEquals(List.of("registered after", "registered before"), ran.stream().sorted().toList());
+        assertEquals("value", f.resultNow(), "the future keeps its value");
+        assertEquals("value", inIo(() -> awaiter.future().await()), "the parked awaiter was woken");
+    }
+
+    @Test
+    void anOnDoneActionThatThrowsOnADoneFutureIsReportedToo() {
+        Future<String> done = Future.completed("value");
+        IllegalStateException boom = new IllegalStateException("an onDone action failed");
+        List<Throwable> reported = new CopyOnWriteArrayList<>();
+        Thread me = Thread.currentThread();
+        Thread.UncaughtExceptionHandler own = me.getUncaughtExceptionHandler();
+        me.setUncaughtExceptionHandler((thread, e) -> reported.add(e));
+        try {
+            done.onDone(() -> {
+                throw boom;
+            }); // runs at once on this thread: same rule as on the completing thread
+        } finally {
+            me.setUncaughtExceptionHandler(own == me.getThreadGroup() ? null : own);
+        }
+        assertEquals(List.of(boom), reported);
+    }
+
+    /**
+     * An await chain of 10^5 tasks, each awaiting the one spawned before it (issue 15), spawned at
+     * once: a scheduling Io that runs an awaited task in place (join helping) nests tasks on one
+     * stack, and must bound that nesting; then the chain parks and unwinds link by link. It ends
+     * within the test's timeout, without a StackOverflowError.
+     */
+    @Test
+    void anAwaitChainOfAHundredThousandTasksUnwinds() {
+        assumeFalse(runsTasksInline(), "an inline Io runs each task to its end inside async: no chain of parked awaits");
+        int depth = 100_000;
+        CompletableFuture<Integer> release = new CompletableFuture<>();
+        AtomicInteger awaiting = new AtomicInteger();
+        Future<Integer> last = inIo(() -> {
+            Future<Integer> link = Io.async(() -> {
+                awaiting.incrementAndGet();
+                return Future.from(release).await();
+            });
+            for (int i = 1; i < depth; i++) {
+                Future<Integer> previous = link;
+                link = Io.async(() -> {
+                    awaiting.incrementAndGet();
+                    return previous.await() + 1;
+                });
+            }
+            return link;
+        });
+        eventually().until(() -> awaiting.get() == depth || last.isDone()); // every link waits on the one before it
+        assertEquals(Future.State.PENDING, last.state(), () -> "the chain ended before its release: " + thrownBy(last::await));
+        release.complete(0);
+        assertEquals(depth - 1, (int) inIo(last::await));
     }
 
     @Test

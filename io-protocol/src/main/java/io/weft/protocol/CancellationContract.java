@@ -16,6 +16,7 @@ import io.weft.Io;
 import io.weft.ParkToken;
 import java.time.Duration;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -282,6 +284,109 @@ public abstract class CancellationContract extends IoContract {
         assertEquals(1, finallyRuns.get());
         assertEquals(Future.State.CANCELLED, started.future().state());
         assertFalse(started.future().cancel(), "done now");
+    }
+
+    /**
+     * A cancel racing the park (issue 15): the task says it is about to park, then parks; the
+     * cancel lands anywhere from before the park's check to inside the park (a random spin after
+     * seeing the signal), in many rounds. Every cancel must wake the task: a lost one leaves a
+     * round that never ends.
+     */
+    @Test
+    void aCancelLandingAnywhereAroundTheParkAlwaysEndsTheTask() throws InterruptedException {
+        int rounds = 1_000;
+        AtomicInteger started = new AtomicInteger();
+        AtomicReference<Future<?>> parking = new AtomicReference<>();
+        AtomicInteger endedCancelled = new AtomicInteger();
+        Thread runner = helper("runner", () -> {
+            for (int i = 0; i < rounds; i++) {
+                Future<Void> task = inIo(() -> Io.async(() -> {
+                    Io current = Io.current();
+                    ParkToken token = ParkToken.create(); // nobody readies it: only the cancel ends the park
+                    parking.set(Io.currentTask().orElseThrow());
+                    started.incrementAndGet();
+                    current.suspendRaw(token);
+                    throw new AssertionError("the park returned normally");
+                }));
+                try {
+                    task.await();
+                } catch (Cancelled expected) {
+                    // checked through the state
+                }
+                if (task.state() == Future.State.CANCELLED) {
+                    endedCancelled.incrementAndGet();
+                }
+            }
+        });
+        SplittableRandom random = new SplittableRandom(15);
+        for (int round = 0; round < rounds; round++) {
+            int count = round + 1;
+            spinUntil(() -> started.get() == count, "round " + round + " to start (the previous one never ended?)");
+            int spins = random.nextInt(round % 4 == 0 ? 2_048 : 48);
+            for (int i = 0; i < spins; i++) {
+                Thread.onSpinWait();
+            }
+            assertTrue(parking.get().cancel(), "round " + round + ": a parked task refused the cancel");
+        }
+        runner.join(PATIENCE.toMillis());
+        assertFalse(runner.isAlive(), "the last round never ended: its cancel was lost");
+        assertEquals(rounds, endedCancelled.get());
+    }
+
+    /** Spins until {@code condition} holds (yielding now and then), or fails after {@link #PATIENCE}. */
+    private static void spinUntil(BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        for (int spins = 1; !condition.getAsBoolean(); spins++) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("gave up waiting for " + what);
+            }
+            if (spins % 1_024 == 0) {
+                Thread.yield(); // two cores: let the task's thread run
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /**
+     * Cancel racing completion (issue 15), 10^4 rounds: on a scheduling Io with several workers
+     * another worker may be running the task while the cancel lands. Once {@code cancel()}
+     * returned true the task never succeeds; once it returned false the task was already done.
+     */
+    @Test
+    void aCancelThatReturnedTrueNeverLetsTheTaskSucceed() {
+        int rounds = 10_000;
+        int[] outcomes = inIo(() -> Io.async(() -> {
+            int[] counts = new int[2]; // [cancelled, succeeded]
+            for (int i = 0; i < rounds; i++) {
+                int value = i;
+                Future<Integer> task = Io.async(() -> {
+                    if ((value & 1) == 0) {
+                        Thread.yield(); // not a suspend point: the task goes on computing
+                    }
+                    return value;
+                });
+                // FiberIo: the canceller takes the spawner's LIFO slot and pushes the task to its
+                // queue, where another worker may start it while the cancel is on its way.
+                Future<Boolean> canceller = Io.async(task::cancel);
+                boolean requested = canceller.await();
+                try {
+                    int result = task.await();
+                    if (requested) {
+                        throw new AssertionError("round " + i + ": cancel() returned true, yet the task succeeded");
+                    }
+                    assertEquals(value, result, "round " + i);
+                    counts[1]++;
+                } catch (Cancelled c) {
+                    if (!requested) {
+                        throw new AssertionError("round " + i + ": cancelled, yet cancel() returned false", c);
+                    }
+                    counts[0]++;
+                }
+            }
+            return counts;
+        }).await());
+        assertEquals(rounds, outcomes[0] + outcomes[1]);
     }
 
     // ---------------------------------------------------------------- checkpoint, yield, launch (DESIGN §2)

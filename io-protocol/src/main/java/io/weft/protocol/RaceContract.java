@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -141,16 +143,25 @@ public abstract class RaceContract extends IoContract {
         assertEquals(List.of("loser unwound"), log);
     }
 
-    @Test
-    void raceDeregistersItsWaiterFromTheLoser() {
-        AtomicReference<ParkToken> release = new AtomicReference<>();
+    /**
+     * Starts a task parked inside a shield until {@code release} is readied, so a cancel cannot
+     * finish it; returns it parked.
+     */
+    private Started<String> stubborn(AtomicReference<ParkToken> release) {
         Started<String> stubborn = startElsewhere(() -> Io.shield(() -> {
             ParkToken park = ParkToken.create();
             release.set(park);
-            Io.current().suspendRaw(park); // shielded: the race's cancel cannot finish it
+            Io.current().suspendRaw(park);
             return "stubborn";
         }));
         stubborn.awaitParked();
+        return stubborn;
+    }
+
+    @Test
+    void raceDeregistersItsWaiterFromTheLoser() {
+        AtomicReference<ParkToken> release = new AtomicReference<>();
+        Started<String> stubborn = stubborn(release);
         CompletableFuture<String> source = new CompletableFuture<>();
         AtomicInteger whileRacing = new AtomicInteger(-1);
         Runnable complete = () -> {
@@ -202,6 +213,106 @@ public abstract class RaceContract extends IoContract {
         assertEquals(Future.State.CANCELLED, racer.future().state());
         assertEquals(Future.State.CANCELLED, a.state());
         assertEquals(Future.State.CANCELLED, b.state());
+    }
+
+    @Test
+    void aCancelledRacerLeavesNoWaiterOnInputsThatOutliveIt() {
+        AtomicReference<ParkToken> releaseA = new AtomicReference<>();
+        AtomicReference<ParkToken> releaseB = new AtomicReference<>();
+        Started<String> a = stubborn(releaseA);
+        Started<String> b = stubborn(releaseB);
+        Started<String> racer = startElsewhere(() -> Io.race(a.future(), b.future()));
+        racer.awaitParked();
+        eventually().until(() -> waiterCount(a.future()) == 1 && waiterCount(b.future()) == 1);
+        racer.future().cancel();
+        awaitDone(racer.future());
+        assertEquals(Future.State.CANCELLED, racer.future().state());
+        assertFalse(a.future().isDone() || b.future().isDone(), "the shields hold both inputs");
+        assertEquals(0, waiterCount(a.future()), "the cancelled race left its waiter on a");
+        assertEquals(0, waiterCount(b.future()), "the cancelled race left its waiter on b");
+        io.ready(releaseA.get());
+        io.ready(releaseB.get());
+        awaitDone(a.future());
+        awaitDone(b.future());
+        assertEquals(Future.State.CANCELLED, a.future().state(), "the race cancelled a; the shield deferred that");
+        assertEquals(Future.State.CANCELLED, b.future().state(), "the race cancelled b; the shield deferred that");
+    }
+
+    @Test
+    void inputsCompletingAtOnceFromTwoThreadsEndTheRaceWithOneOfThem() {
+        for (int round = 0; round < 100; round++) {
+            CompletableFuture<String> sourceA = new CompletableFuture<>();
+            CompletableFuture<String> sourceB = new CompletableFuture<>();
+            Future<String> a = Future.from(sourceA);
+            Future<String> b = Future.from(sourceB);
+            CountDownLatch racerParked = new CountDownLatch(1);
+            CyclicBarrier atOnce = new CyclicBarrier(2);
+            helper("complete-a", () -> {
+                racerParked.await();
+                atOnce.await();
+                sourceA.complete("a");
+            });
+            helper("complete-b", () -> {
+                racerParked.await();
+                atOnce.await();
+                sourceB.complete("b");
+            });
+            String winner = inIoWhenItParks("racer-parked", racerParked::countDown, () -> Io.race(a, b));
+            Future<String> won = winner.equals("a") ? a : b;
+            Future<String> lost = won == a ? b : a;
+            assertEquals(Future.State.SUCCESS, won.state(), "round " + round + ": the race returned " + winner);
+            assertEquals(winner, won.resultNow(), "round " + round);
+            // the loser completes too (it may still be recording its value), unless the race's cancel got there first
+            awaitDone(lost);
+            Future.State loser = lost.state();
+            assertTrue(loser == Future.State.SUCCESS || loser == Future.State.CANCELLED, "round " + round + ": " + loser);
+        }
+    }
+
+    @Test
+    void anAwaitOfARacerThatRacesTheAwaiterIsNoCycleWhileTheRaceHasAnotherInput() {
+        CompletableFuture<Future<?>> racerHandle = new CompletableFuture<>();
+        CompletableFuture<String> other = new CompletableFuture<>();
+        Started<Object> awaiter = startElsewhere(() -> Future.from(racerHandle).await().await());
+        awaiter.awaitParked();
+        Started<Object> racer = startElsewhere(() -> {
+            racerHandle.complete(Io.currentTask().orElseThrow());
+            return Io.<Object>race(awaiter.future(), Future.from(other));
+        });
+        racer.awaitParked();
+        // the awaiter awaits the racer, which waits for the awaiter or `other`: not a deadlock
+        eventually().until(() -> awaiter.future().isDone() || waiterCount(racer.future()) == 1);
+        assertEquals(Future.State.PENDING, awaiter.future().state(),
+                () -> "an await through a race with another input was taken for a cycle: " + awaiter.future().exceptionNow());
+        other.complete("the other input");
+        assertEquals("the other input", inIo(() -> racer.future().await()));
+        awaitDone(awaiter.future());
+        assertEquals(Future.State.CANCELLED, awaiter.future().state(), "the race cancelled its losing input");
+    }
+
+    @Test
+    void aChildRacingItsParentIsWonByTheOtherInputAndCancelsTheParent() {
+        CompletableFuture<String> other = new CompletableFuture<>();
+        AtomicReference<Future<Object>> child = new AtomicReference<>();
+        AtomicReference<Thread> childThread = new AtomicReference<>();
+        // Inline, the child runs inside the parent's async: the parent cannot end before it, so
+        // only the other input can win; scheduled, the parent awaits the child.
+        Started<String> parent = startElsewhere(() -> {
+            Future<?> self = Io.currentTask().orElseThrow();
+            Future<Object> racing = Io.async(() -> {
+                childThread.set(Thread.currentThread());
+                return Io.race(self, Future.from(other));
+            });
+            child.set(racing);
+            return "the parent saw " + racing.await();
+        });
+        eventually().until(() -> childThread.get() != null);
+        awaitParked(childThread.get());
+        other.complete("the other input");
+        awaitDone(parent.future());
+        eventually().until(() -> child.get() != null && child.get().isDone());
+        assertEquals("the other input", child.get().resultNow());
+        assertEquals(Future.State.CANCELLED, parent.future().state(), "the race cancelled its losing input, the parent");
     }
 
     @Test

@@ -2,8 +2,10 @@ package io.weft.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.weft.Cancelled;
 import io.weft.Future;
@@ -91,6 +93,57 @@ public abstract class SleepContract extends IoContract {
             awaitDone(sleeper.future());
             assertTrue(seen.get() instanceof Cancelled, huge + ": sleep threw " + seen.get());
         }
+    }
+
+    @Test
+    void aHugeFiniteSleepOnAVirtualClockEndsExactlyAtItsDeadline() {
+        assumeTrue(hasVirtualClock(), "on a real clock it would take that long");
+        Duration huge = Duration.ofMillis(Long.MAX_VALUE / 4); // about 73 million years: finite, far from saturating
+        long[] times = inIo(() -> Io.async(() -> {
+            long start = Io.current().nowMs();
+            Io.sleep(huge);
+            long woke = Io.current().nowMs();
+            Io.sleep(Duration.ofMillis(5)); // and the clock goes on working out there
+            return new long[] {start, woke, Io.current().nowMs()};
+        }).await());
+        assertEquals(times[0] + huge.toMillis(), times[1], "woke at " + times[1] + " after starting at " + times[0]);
+        assertEquals(times[1] + 5, times[2]);
+    }
+
+    @Test
+    void aCancelledSleepLeavesNoTimerBehind() {
+        assumeFalse(runsTasksInline() && hasVirtualClock(), "an inline virtual clock jumps over a sleep nobody else waits behind");
+        long[] deadlines; // [while it slept, after it was cancelled]
+        if (runsTasksInline()) {
+            Started<String> sleeper = startElsewhere(() -> {
+                Io.sleep(Duration.ofHours(1));
+                return "slept";
+            });
+            sleeper.awaitParked();
+            long armed = io.poll(io.nowMs());
+            sleeper.future().cancel();
+            awaitDone(sleeper.future());
+            deadlines = new long[] {armed, io.poll(io.nowMs())};
+        } else {
+            // Inside a task: a virtual clock does not jump to the hour while the test looks.
+            deadlines = inIo(() -> Io.async(() -> {
+                Io current = Io.current();
+                Future<Void> sleeper = Io.async(() -> {
+                    Io.sleep(Duration.ofHours(1));
+                    return null;
+                });
+                long armed = current.poll(current.nowMs());
+                while (armed == Io.NO_DEADLINE) {
+                    Io.yield(); // until the sleeper has armed its timer
+                    armed = current.poll(current.nowMs());
+                }
+                sleeper.cancel();
+                assertThrows(Cancelled.class, sleeper::await);
+                return new long[] {armed, current.poll(current.nowMs())};
+            }).await());
+        }
+        assertTrue(deadlines[0] != Io.NO_DEADLINE, "the sleep armed no timer");
+        assertEquals(Io.NO_DEADLINE, deadlines[1], "the cancelled sleep left its timer armed");
     }
 
     @Test

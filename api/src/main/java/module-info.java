@@ -13,7 +13,11 @@ module io.weft {
     // Context, for an inline Io whose virtual clock keeps the threads beside its callers in turns,
     // and for the combinators that start such threads; TaskProbe, for the conformance kit's checks
     // that a waiter that gave up left nothing behind
-    exports io.weft.internal to io.weft.fiber, io.weft.blocking, io.weft.combinators, io.weft.protocol;
+    exports io.weft.internal to
+            io.weft.fiber,
+            io.weft.blocking,
+            io.weft.combinators,
+            io.weft.protocol;
 
     uses io.weft.Io;
 }

@@ -7,5 +7,6 @@ module io.weft.blocking {
 
     exports io.weft.blocking;
 
-    provides io.weft.Io with io.weft.blocking.BlockingIo;
+    provides io.weft.Io with
+            io.weft.blocking.BlockingIo;
 }

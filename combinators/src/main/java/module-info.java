@@ -5,7 +5,8 @@
  * {@link io.weft.reactive} (Reactive Streams and {@link java.util.concurrent.Flow} adapters, both
  * directions).
  */
-@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"}) // org.reactivestreams 1.0.4 names itself in its manifest
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"
+}) // org.reactivestreams 1.0.4 names itself in its manifest
 module io.weft.combinators {
     requires transitive io.weft;
     requires transitive org.reactivestreams;

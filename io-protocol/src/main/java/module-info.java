@@ -10,5 +10,6 @@ module io.weft.protocol {
 
     exports io.weft.protocol;
 
-    opens io.weft.protocol to org.junit.platform.commons;
+    opens io.weft.protocol to
+            org.junit.platform.commons;
 }

@@ -128,8 +128,8 @@ public final class ParkToken {
     public void suspend(Runnable waitStep) {
         Objects.requireNonNull(waitStep, "waitStep");
         if (Thread.currentThread() != owner) {
-            throw new IllegalStateException("a ParkToken is parked on only by the thread that created it ("
-                    + owner + "), not " + Thread.currentThread());
+            throw new IllegalStateException("a ParkToken is parked on only by the thread that created it (" + owner
+                    + "), not " + Thread.currentThread());
         }
         if (task != Context.currentTask()) {
             throw new IllegalStateException("a ParkToken is parked on only inside the task that created it");
@@ -152,7 +152,8 @@ public final class ParkToken {
     private void waitUntil(Runnable waitStep, Task<?> parked) {
         boolean interrupted = false;
         try {
-            while (state != READY && (parked == null ? !CancelScope.plainThreadCancelled() : !parked.isCancellationEffective())) {
+            while (state != READY
+                    && (parked == null ? !CancelScope.plainThreadCancelled() : !parked.isCancellationEffective())) {
                 waitStep.run();
                 if (Thread.interrupted()) {
                     if (parked == null) {

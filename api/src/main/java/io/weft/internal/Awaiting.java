@@ -29,6 +29,7 @@ final class Awaiting {
 
     /** How deep tasks may run in place inside one another on one stack. */
     static final int MAX_HELP_DEPTH = 32;
+
     private static final int MAX_AWAIT_CHAIN = 10_000;
 
     private Awaiting() {}
@@ -57,7 +58,9 @@ final class Awaiting {
         }
         // A plain thread with no Io installed still waits: a ParkToken parks any thread; through the
         // clock of a deadline scope it owns, if any, so an inline Io's timer for it fires
-        Io io = clock != null ? clock : Context.currentIo() != null || me != null ? Io.current() : CancelScope.plainThreadClock();
+        Io io = clock != null
+                ? clock
+                : Context.currentIo() != null || me != null ? Io.current() : CancelScope.plainThreadClock();
         if (me != null && forever) { // a timed await ends by itself: it closes no deadlock
             me.setAwaiting(awaited);
             checkNoAwaitCycle(awaited, me);
@@ -115,7 +118,8 @@ final class Awaiting {
         if (!awaited.claimForHelper(me)) {
             return false; // started, or cancelled, meanwhile: wait for it the usual way
         }
-        me.publishParked(ParkToken.create()); // a cancel of `me` now unparks this thread, wherever the helped task parks
+        me.publishParked(
+                ParkToken.create()); // a cancel of `me` now unparks this thread, wherever the helped task parks
         me.setHelping(awaited);
         try {
             inPlace.runInPlace(io, () -> awaited.runClaimed(me));
@@ -133,8 +137,9 @@ final class Awaiting {
     private static void checkNotInlineAncestor(Task<?> awaited, Task<?> me) {
         for (Task<?> t = me.inlineParent(); t != null; t = t.inlineParent()) {
             if (t == awaited) {
-                throw new IllegalStateException(me + " awaits " + awaited + ", which runs it in place on the same thread"
-                        + " (inline, or awaiting it before it started) and cannot finish before it does");
+                throw new IllegalStateException(
+                        me + " awaits " + awaited + ", which runs it in place on the same thread"
+                                + " (inline, or awaiting it before it started) and cannot finish before it does");
             }
         }
     }

@@ -64,6 +64,7 @@ public final class CancelScope {
      * reads its own write, and only its own scopes matter to the tasks it starts.
      */
     private static boolean plainScopesUsed;
+
     private static final VarHandle CAUSE;
 
     static {
@@ -409,8 +410,8 @@ public final class CancelScope {
 
     private void requireOwnerThread() {
         if (Thread.currentThread() != thread || (task != null && Context.currentTask() != task)) {
-            throw new IllegalStateException("a CancelScope is ended and checked only by its owner ("
-                    + (task != null ? task : thread) + ")");
+            throw new IllegalStateException(
+                    "a CancelScope is ended and checked only by its owner (" + (task != null ? task : thread) + ")");
         }
     }
 

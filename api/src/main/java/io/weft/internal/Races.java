@@ -61,7 +61,8 @@ public final class Races {
     }
 
     /** Parks until one input completes; returns the first to complete (ties: the first argument). */
-    private static <T> Task<? extends T> awaitFirst(Task<? extends T> ta, Task<? extends T> tb, Task<?> me, boolean join) {
+    private static <T> Task<? extends T> awaitFirst(
+            Task<? extends T> ta, Task<? extends T> tb, Task<?> me, boolean join) {
         Io io = Context.currentIo() != null || me != null ? Io.current() : CancelScope.plainThreadClock();
         ParkToken token = ParkToken.create();
         AtomicReference<Task<? extends T>> first = new AtomicReference<>();

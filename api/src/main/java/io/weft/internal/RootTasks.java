@@ -64,7 +64,8 @@ public final class RootTasks {
         } catch (Cancelled stopped) {
             if (root.cancel()) {
                 joinUninterruptibly(root, current);
-            } else if (!root.isCancelRequested() && stopped.getCause() instanceof RuntimeException own
+            } else if (!root.isCancelRequested()
+                    && stopped.getCause() instanceof RuntimeException own
                     && root.state() == Future.State.CANCELLED) {
                 throw own; // the body itself threw a cancellation: the same instance, as on the calling thread
             }

@@ -77,7 +77,9 @@ public interface SideThreads {
     static Thread startFor(Io io, String name, Runnable body) {
         Objects.requireNonNull(body, "body");
         SideThreads threads = of(io);
-        return threads != null ? threads.start(io, name, body) : Thread.ofVirtual().name(name).start(body);
+        return threads != null
+                ? threads.start(io, name, body)
+                : Thread.ofVirtual().name(name).start(body);
     }
 
     /** Holds the registrations (an interface cannot have private fields). */

@@ -111,6 +111,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     private static final long CANCELLED = 4;
     /** Transient: the completing thread is writing the outcome. Not done yet, no longer cancellable. */
     private static final long COMPLETING = 5;
+
     private static final long CANCEL_REQUESTED = 1L << 3;
     /** Set by the NEW -> RUNNING transition and kept: tells "cancelled before start" apart. */
     private static final long STARTED = 1L << 4;
@@ -126,6 +127,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     private static final long PLAIN_SCOPED = 1L << 9;
     /** What {@link #stopper} returns when the walk reached a PLAIN_SCOPED root unshielded. */
     private static final Object PLAIN_ROOT = new Object();
+
     private static final int DEPTH_SHIFT = 32;
     private static final long DEPTH_MASK = 0xFFFFL << DEPTH_SHIFT;
     private static final int SHIELD_SHIFT = 16;
@@ -247,7 +249,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         if (future instanceof Task<T> task) {
             return task;
         }
-        throw new IllegalArgumentException(name + " is not a Future made by Weft: " + future.getClass().getName());
+        throw new IllegalArgumentException(
+                name + " is not a Future made by Weft: " + future.getClass().getName());
     }
 
     // ---------------------------------------------------------------- running
@@ -307,8 +310,10 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     /** Whether {@code t} is how a blocking JDK call reports the interrupt a cancel of this task sent. */
     private boolean interruptedByCancel(Throwable t) {
-        return (state & CANCEL_REQUESTED) != 0 && (t instanceof InterruptedException
-                || t instanceof java.nio.channels.ClosedByInterruptException || t instanceof java.io.InterruptedIOException);
+        return (state & CANCEL_REQUESTED) != 0
+                && (t instanceof InterruptedException
+                        || t instanceof java.nio.channels.ClosedByInterruptException
+                        || t instanceof java.io.InterruptedIOException);
     }
 
     /** Whether {@code t} is the thread running this task's body (its binding is not inherited elsewhere). */
@@ -612,8 +617,11 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             if ((s & SHIELD_MASK) == 0) {
                 throw new IllegalStateException("exitShield without enterShield");
             }
-            boolean reinterrupt = (s & SHIELD_MASK) == SHIELD_ONE && (s & CANCEL_REQUESTED) != 0
-                    && (s & LIFECYCLE) == RUNNING && helping == null && Thread.currentThread() == thread;
+            boolean reinterrupt = (s & SHIELD_MASK) == SHIELD_ONE
+                    && (s & CANCEL_REQUESTED) != 0
+                    && (s & LIFECYCLE) == RUNNING
+                    && helping == null
+                    && Thread.currentThread() == thread;
             if (STATE.compareAndSet(this, s, (reinterrupt ? s | INTERRUPTED : s) - SHIELD_ONE)) {
                 if (reinterrupt) {
                     Thread.currentThread().interrupt(); // the cancellation is in effect again
@@ -788,7 +796,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         Waiter node = addWaiter(action);
         if (node == null) {
             runReporting(action); // done: runs here, and reports a failure as the completing thread would
-            return () -> { };
+            return () -> {};
         }
         return () -> removeWaiter(node);
     }

@@ -64,10 +64,16 @@ class AwaitCycleTest {
         Thread firstRunner = io.runNextOnNewThread("first");
         DeferredIo.awaitParkedOnToken(firstRunner);
         Thread secondRunner = io.runNextOnNewThread("second");
-        Awaitility.await().atMost(JOIN).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+        Awaitility.await()
+                .atMost(JOIN)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(1))
                 .until(() -> second.get().isDone() || DeferredIo.isParkedOnToken(secondRunner));
-        assertEquals(State.PENDING, second.get().state(), () -> "the timed await did not wait: "
-                + (second.get().state() == State.FAILED ? second.get().exceptionNow() : second.get()));
+        assertEquals(
+                State.PENDING,
+                second.get().state(),
+                () -> "the timed await did not wait: "
+                        + (second.get().state() == State.FAILED ? second.get().exceptionNow() : second.get()));
 
         io.advance(10);
         assertTrue(secondRunner.join(JOIN));

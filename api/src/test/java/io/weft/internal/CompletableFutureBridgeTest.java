@@ -114,8 +114,12 @@ class CompletableFutureBridgeTest {
 
         ExecutionException e = assertThrows(ExecutionException.class, mirror::get);
         assertSame(failure, e.getCause());
-        assertSame(failure, assertThrows(ExecutionException.class,
-                Future.<String>failed(failure).toCompletableFuture()::get).getCause());
+        assertSame(
+                failure,
+                assertThrows(
+                                ExecutionException.class,
+                                Future.<String>failed(failure).toCompletableFuture()::get)
+                        .getCause());
     }
 
     @Test

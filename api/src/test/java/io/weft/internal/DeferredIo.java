@@ -41,6 +41,7 @@ final class DeferredIo implements Io {
     private final Queue<RawTask> queue = new ConcurrentLinkedQueue<>();
     /** Guards {@link #now}, {@link #timers} and {@link #timerSeq}. */
     private final Object clockLock = new Object();
+
     private final PriorityQueue<Timer> timers = new PriorityQueue<>(
             Comparator.comparingLong((Timer t) -> t.deadlineMs).thenComparingLong(t -> t.seq));
     private long now;

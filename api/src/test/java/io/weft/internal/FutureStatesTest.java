@@ -53,7 +53,8 @@ class FutureStatesTest {
         Future<String> future = Future.failed(failure);
 
         assertSame(failure, future.exceptionNow());
-        assertSame(failure, assertThrows(CompletionException.class, future::await).getCause());
+        assertSame(
+                failure, assertThrows(CompletionException.class, future::await).getCause());
     }
 
     @Test
@@ -114,8 +115,12 @@ class FutureStatesTest {
     @Test
     void toStringShowsEachDoneState() {
         assertEquals("SUCCESS", parse(Task.of(Future.completed("v"), "f")).group(2));
-        assertEquals("FAILED", parse(Task.of(Future.failed(new RuntimeException()), "f")).group(2));
-        assertEquals("CANCELLED", parse(Task.of(Future.failed(new Cancelled("c")), "f")).group(2));
+        assertEquals(
+                "FAILED",
+                parse(Task.of(Future.failed(new RuntimeException()), "f")).group(2));
+        assertEquals(
+                "CANCELLED",
+                parse(Task.of(Future.failed(new Cancelled("c")), "f")).group(2));
     }
 
     private static Matcher parse(Task<?> task) {
@@ -168,7 +173,7 @@ class FutureStatesTest {
         @Override
         public io.weft.Registration onDone(Runnable action) {
             action.run();
-            return () -> { };
+            return () -> {};
         }
 
         @Override

@@ -51,8 +51,10 @@ class RacesTest {
         IllegalStateException failure = new IllegalStateException("a failed");
 
         assertEquals("a", Io.race(Future.completed("a"), Future.completed("b")));
-        assertSame(failure, assertThrows(IllegalStateException.class,
-                () -> Io.race(Future.failed(failure), Future.completed("b"))));
+        assertSame(
+                failure,
+                assertThrows(
+                        IllegalStateException.class, () -> Io.race(Future.failed(failure), Future.completed("b"))));
         assertThrows(Cancelled.class, () -> Io.race(Future.failed(new Cancelled("a")), Future.completed("b")));
     }
 

@@ -37,6 +37,7 @@ class TaskConcurrencyTest {
     private static final int ROUNDS = 20_000;
     /** How long a worker may take before the test calls it stuck (the whole test takes ~1 s). */
     private static final Duration STUCK = Duration.ofSeconds(20);
+
     private static final long SEED = 0x5EEDL;
 
     /** One round of cancel-vs-complete: a bodiless task and the stage that completes it. */
@@ -250,7 +251,9 @@ class TaskConcurrencyTest {
                 default -> problems.add(round + ": unexpected outcome");
             }
         }
-        assertEquals(List.of(), problems.stream().limit(5).toList(),
+        assertEquals(
+                List.of(),
+                problems.stream().limit(5).toList(),
                 problems.size() + " of " + ROUNDS + " rounds went wrong");
     }
 
@@ -289,12 +292,14 @@ class TaskConcurrencyTest {
         void await() {
             long arrived = arrivals.incrementAndGet();
             long target = ((arrived - 1) / parties + 1) * parties;
-            spinUntil(() -> {
-                if (abandoned) {
-                    throw new IllegalStateException("barrier abandoned");
-                }
-                return arrivals.get() >= target;
-            }, "the other parties of round " + (target / parties - 1));
+            spinUntil(
+                    () -> {
+                        if (abandoned) {
+                            throw new IllegalStateException("barrier abandoned");
+                        }
+                        return arrivals.get() >= target;
+                    },
+                    "the other parties of round " + (target / parties - 1));
         }
 
         void abandon() {
@@ -340,11 +345,11 @@ class TaskConcurrencyTest {
                     }
                     String stacks = threads.stream()
                             .map(w -> w.getName() + " " + w.getState() + "\n    at "
-                                    + Arrays.stream(w.getStackTrace()).map(String::valueOf)
+                                    + Arrays.stream(w.getStackTrace())
+                                            .map(String::valueOf)
                                             .collect(Collectors.joining("\n    at ")))
                             .collect(Collectors.joining("\n"));
-                    fail(t.getName() + " is stuck (lost wake-up or lost cancel?) at " + progress.get()
-                            + "\n" + stacks);
+                    fail(t.getName() + " is stuck (lost wake-up or lost cancel?) at " + progress.get() + "\n" + stacks);
                 }
             }
             Throwable first = errors.peek();

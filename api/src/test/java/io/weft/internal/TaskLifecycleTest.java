@@ -133,7 +133,9 @@ class TaskLifecycleTest {
 
         assertNull(Context.currentIo(), "nothing is installed on the test thread");
         assertSame(runner, ranOn.get());
-        assertEquals(State.SUCCESS, task.state(),
+        assertEquals(
+                State.SUCCESS,
+                task.state(),
                 () -> task + (task.state() == State.FAILED ? " threw " + task.exceptionNow() : ""));
         assertSame(io, task.resultNow());
         assertSame(task, currentTask.get().orElseThrow());

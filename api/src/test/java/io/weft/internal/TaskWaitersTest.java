@@ -214,7 +214,8 @@ class TaskWaitersTest {
             for (int a = 0; a < adders; a++) {
                 List<AtomicInteger> accepted = acceptedPerAdder.get(a);
                 for (int i = 0; i < accepted.size(); i++) {
-                    assertEquals(1, accepted.get(i).get(), "round " + round + ", adder " + a + ", accepted waiter " + i);
+                    assertEquals(
+                            1, accepted.get(i).get(), "round " + round + ", adder " + a + ", accepted waiter " + i);
                 }
             }
         }

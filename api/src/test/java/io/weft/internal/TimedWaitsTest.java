@@ -164,7 +164,10 @@ class TimedWaitsTest {
         assertTrue(awaiter.join(JOIN));
         assertInstanceOf(TimedOut.class, outcome.get());
 
-        Thread second = Thread.ofPlatform().name("plain-2").daemon().start(() -> outcome.set(queued.await(Duration.ofMillis(5))));
+        Thread second = Thread.ofPlatform()
+                .name("plain-2")
+                .daemon()
+                .start(() -> outcome.set(queued.await(Duration.ofMillis(5))));
         DeferredIo.awaitParkedOnToken(second);
         io.runNext();
         assertTrue(second.join(JOIN));

@@ -31,8 +31,13 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @State(Scope.Benchmark)
-@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
-        "-Dkotlinx.coroutines.scheduler.core.pool.size=2"})
+@Fork(
+        jvmArgsAppend = {
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
+            "-Djdk.virtualThreadScheduler.parallelism=2",
+            "-Dkotlinx.coroutines.scheduler.core.pool.size=2"
+        })
 public class ChannelMpmc {
     static final int ITEMS = 10_000;
     private static final Integer POISON = -1;

@@ -49,8 +49,13 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @State(Scope.Benchmark)
-@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
-        "-Dkotlinx.coroutines.scheduler.core.pool.size=2"})
+@Fork(
+        jvmArgsAppend = {
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
+            "-Djdk.virtualThreadScheduler.parallelism=2",
+            "-Dkotlinx.coroutines.scheduler.core.pool.size=2"
+        })
 public class EchoServer {
     static final int CONNECTIONS = 64;
     static final int REQUESTS = 2_000;
@@ -98,11 +103,12 @@ public class EchoServer {
         long echoed = switch (peer) {
             case "fiber" -> peers.weftCall(this::echoOnFibers);
             case "vthread" -> echoOn(Peers::startVirtual);
-            case "threads" -> echoOn(body -> {
-                FutureTask<Long> task = new FutureTask<>(body);
-                threads.execute(task);
-                return task;
-            });
+            case "threads" ->
+                echoOn(body -> {
+                    FutureTask<Long> task = new FutureTask<>(body);
+                    threads.execute(task);
+                    return task;
+                });
             default -> throw new IllegalArgumentException(peer);
         };
         return Peers.check(echoed, expected);

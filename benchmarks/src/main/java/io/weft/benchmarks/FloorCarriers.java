@@ -47,7 +47,8 @@ final class FloorCarriers implements Executor, AutoCloseable {
         }
         for (int i = 0; i < carriers.length; i++) {
             int index = i;
-            carriers[i] = Thread.ofPlatform().daemon().name("floor-carrier-" + i).start(() -> runLoop(index));
+            carriers[i] =
+                    Thread.ofPlatform().daemon().name("floor-carrier-" + i).start(() -> runLoop(index));
         }
     }
 

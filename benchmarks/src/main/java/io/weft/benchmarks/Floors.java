@@ -24,8 +24,13 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @State(Scope.Benchmark)
-@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
-        "-Dkotlinx.coroutines.scheduler.core.pool.size=2"})
+@Fork(
+        jvmArgsAppend = {
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
+            "-Djdk.virtualThreadScheduler.parallelism=2",
+            "-Dkotlinx.coroutines.scheduler.core.pool.size=2"
+        })
 public class Floors {
     static final int YIELDS = 1_000;
 
@@ -33,11 +38,13 @@ public class Floors {
 
     /** The partner of the platform-thread ping-pong; player 0 is the benchmark thread. */
     private final TokioSuite.ThreadTurns turns = new TokioSuite.ThreadTurns();
+
     private volatile boolean running;
     private Thread partner;
 
     /** A virtual-thread builder whose scheduler is {@link #runQueue}, drained by the benchmark thread. */
     private Thread.Builder.OfVirtual trivialScheduler;
+
     private final ArrayDeque<Runnable> runQueue = new ArrayDeque<>();
 
     /** Starts the ping-pong partner and makes the trivial virtual-thread scheduler. */
@@ -103,12 +110,14 @@ public class Floors {
     @OperationsPerInvocation(YIELDS)
     public long virtualThreadYieldOnTrivialScheduler() {
         int[] yields = {0};
-        trivialScheduler.unstarted(() -> {
-            for (int i = 0; i < YIELDS; i++) {
-                Thread.yield();
-                yields[0]++;
-            }
-        }).start();
+        trivialScheduler
+                .unstarted(() -> {
+                    for (int i = 0; i < YIELDS; i++) {
+                        Thread.yield();
+                        yields[0]++;
+                    }
+                })
+                .start();
         Runnable next;
         while ((next = runQueue.poll()) != null) {
             next.run();

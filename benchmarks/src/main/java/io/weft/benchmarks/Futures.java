@@ -39,8 +39,13 @@ import reactor.core.publisher.Mono;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @State(Scope.Benchmark)
-@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
-        "-Dkotlinx.coroutines.scheduler.core.pool.size=2"})
+@Fork(
+        jvmArgsAppend = {
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
+            "-Djdk.virtualThreadScheduler.parallelism=2",
+            "-Dkotlinx.coroutines.scheduler.core.pool.size=2"
+        })
 public class Futures {
     static final int CHAIN_LENGTH = 100;
     static final int RACES = 100;
@@ -84,22 +89,24 @@ public class Futures {
     @Benchmark
     public long awaitChain() {
         int last = switch (peer) {
-            case "fiber", "blocking" -> peers.weftCall(() -> {
-                Future<Integer> previous = Io.async(() -> 0);
-                for (int i = 1; i < CHAIN_LENGTH; i++) {
-                    Future<Integer> before = previous;
-                    previous = Io.async(() -> before.await() + 1);
-                }
-                return previous.await();
-            });
-            case "vthread", "floor" -> Peers.get(peers.startThread(() -> {
-                FutureTask<Integer> previous = peers.startThread(() -> 0);
-                for (int i = 1; i < CHAIN_LENGTH; i++) {
-                    FutureTask<Integer> before = previous;
-                    previous = peers.startThread(() -> Peers.get(before) + 1);
-                }
-                return Peers.get(previous);
-            }));
+            case "fiber", "blocking" ->
+                peers.weftCall(() -> {
+                    Future<Integer> previous = Io.async(() -> 0);
+                    for (int i = 1; i < CHAIN_LENGTH; i++) {
+                        Future<Integer> before = previous;
+                        previous = Io.async(() -> before.await() + 1);
+                    }
+                    return previous.await();
+                });
+            case "vthread", "floor" ->
+                Peers.get(peers.startThread(() -> {
+                    FutureTask<Integer> previous = peers.startThread(() -> 0);
+                    for (int i = 1; i < CHAIN_LENGTH; i++) {
+                        FutureTask<Integer> before = previous;
+                        previous = peers.startThread(() -> Peers.get(before) + 1);
+                    }
+                    return Peers.get(previous);
+                }));
             case "kotlin" -> peers.kotlin.awaitChain();
             case "fjp", "tpe" -> {
                 Executor executor = peers.executor();
@@ -145,29 +152,31 @@ public class Futures {
     @Benchmark
     public long race() {
         long sum = switch (peer) {
-            case "fiber", "blocking" -> peers.weftCall(() -> {
-                long total = 0;
-                for (int i = 0; i < RACES; i++) {
-                    int index = i;
-                    Future<Integer> winner = Io.async(() -> index);
-                    Future<Integer> loser = Io.async(Futures::sleepingLoser);
-                    total += Io.race(winner, loser);
-                }
-                return total;
-            });
-            case "vthread", "floor" -> Peers.get(peers.startThread(() -> {
-                long total = 0;
-                for (int i = 0; i < RACES; i++) {
-                    int index = i;
-                    Callable<Integer> winner = () -> index;
-                    Callable<Integer> loser = () -> {
-                        Thread.sleep(LOSER_DELAY);
-                        return -1;
-                    };
-                    total += virtualThreads.invokeAny(List.of(winner, loser));
-                }
-                return total;
-            }));
+            case "fiber", "blocking" ->
+                peers.weftCall(() -> {
+                    long total = 0;
+                    for (int i = 0; i < RACES; i++) {
+                        int index = i;
+                        Future<Integer> winner = Io.async(() -> index);
+                        Future<Integer> loser = Io.async(Futures::sleepingLoser);
+                        total += Io.race(winner, loser);
+                    }
+                    return total;
+                });
+            case "vthread", "floor" ->
+                Peers.get(peers.startThread(() -> {
+                    long total = 0;
+                    for (int i = 0; i < RACES; i++) {
+                        int index = i;
+                        Callable<Integer> winner = () -> index;
+                        Callable<Integer> loser = () -> {
+                            Thread.sleep(LOSER_DELAY);
+                            return -1;
+                        };
+                        total += virtualThreads.invokeAny(List.of(winner, loser));
+                    }
+                    return total;
+                }));
             case "fjp", "tpe" -> {
                 Executor executor = peers.executor();
                 CompletableFuture<Long> total = CompletableFuture.completedFuture(0L);
@@ -185,12 +194,13 @@ public class Futures {
                 }
                 yield total.join();
             }
-            case "reactor" -> Flux.range(0, RACES)
-                    .concatMap(index -> Mono.firstWithValue(
-                            Mono.fromCallable(() -> index).subscribeOn(peers.reactor),
-                            Mono.delay(LOSER_DELAY, peers.reactor).map(tick -> -1)))
-                    .reduce(0L, (total, value) -> total + value)
-                    .block();
+            case "reactor" ->
+                Flux.range(0, RACES)
+                        .concatMap(index -> Mono.firstWithValue(
+                                Mono.fromCallable(() -> index).subscribeOn(peers.reactor),
+                                Mono.delay(LOSER_DELAY, peers.reactor).map(tick -> -1)))
+                        .reduce(0L, (total, value) -> total + value)
+                        .block();
             case "kotlin" -> peers.kotlin.race();
             default -> throw new IllegalStateException(peer);
         };
@@ -214,30 +224,32 @@ public class Futures {
     @Benchmark
     public long fanOutFanIn() {
         long sum = switch (peer) {
-            case "fiber", "blocking" -> peers.weftCall(() -> {
-                List<Future<Integer>> parts = new ArrayList<>(FAN_OUT);
-                for (int i = 0; i < FAN_OUT; i++) {
-                    int index = i;
-                    parts.add(Io.async(() -> index));
-                }
-                long total = 0;
-                for (Future<Integer> part : parts) {
-                    total += part.await();
-                }
-                return total;
-            });
-            case "vthread", "floor" -> Peers.get(peers.startThread(() -> {
-                List<FutureTask<Integer>> parts = new ArrayList<>(FAN_OUT);
-                for (int i = 0; i < FAN_OUT; i++) {
-                    int index = i;
-                    parts.add(peers.startThread(() -> index));
-                }
-                long total = 0;
-                for (FutureTask<Integer> part : parts) {
-                    total += Peers.get(part);
-                }
-                return total;
-            }));
+            case "fiber", "blocking" ->
+                peers.weftCall(() -> {
+                    List<Future<Integer>> parts = new ArrayList<>(FAN_OUT);
+                    for (int i = 0; i < FAN_OUT; i++) {
+                        int index = i;
+                        parts.add(Io.async(() -> index));
+                    }
+                    long total = 0;
+                    for (Future<Integer> part : parts) {
+                        total += part.await();
+                    }
+                    return total;
+                });
+            case "vthread", "floor" ->
+                Peers.get(peers.startThread(() -> {
+                    List<FutureTask<Integer>> parts = new ArrayList<>(FAN_OUT);
+                    for (int i = 0; i < FAN_OUT; i++) {
+                        int index = i;
+                        parts.add(peers.startThread(() -> index));
+                    }
+                    long total = 0;
+                    for (FutureTask<Integer> part : parts) {
+                        total += Peers.get(part);
+                    }
+                    return total;
+                }));
             case "fjp", "tpe" -> {
                 Executor executor = peers.executor();
                 List<CompletableFuture<Integer>> parts = new ArrayList<>(FAN_OUT);
@@ -255,10 +267,11 @@ public class Futures {
                         })
                         .join();
             }
-            case "reactor" -> Flux.range(0, FAN_OUT)
-                    .flatMap(index -> Mono.fromCallable(() -> index).subscribeOn(peers.reactor), FAN_OUT)
-                    .reduce(0L, (total, value) -> total + value)
-                    .block();
+            case "reactor" ->
+                Flux.range(0, FAN_OUT)
+                        .flatMap(index -> Mono.fromCallable(() -> index).subscribeOn(peers.reactor), FAN_OUT)
+                        .reduce(0L, (total, value) -> total + value)
+                        .block();
             case "kotlin" -> peers.kotlin.fanOutFanIn();
             default -> throw new IllegalStateException(peer);
         };

@@ -48,8 +48,13 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @State(Scope.Benchmark)
-@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
-        "-Dkotlinx.coroutines.scheduler.core.pool.size=2"})
+@Fork(
+        jvmArgsAppend = {
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
+            "-Djdk.virtualThreadScheduler.parallelism=2",
+            "-Dkotlinx.coroutines.scheduler.core.pool.size=2"
+        })
 public class Memory {
     /*
      * Implementation notes.
@@ -96,6 +101,7 @@ public class Memory {
     static final int PARKED_TASKS = 100_000;
     /** Two heap readings this close in a row are taken as settled (0.16 bytes per task at 100,000). */
     static final long SETTLED_BYTES = 16 * 1024;
+
     static final int MAX_GC_ROUNDS = 10;
     /** Unmeasured park/release cycles in the trial's setup, on top of JMH's warm-up iterations. */
     static final int WARM_UP_CYCLES = 10;

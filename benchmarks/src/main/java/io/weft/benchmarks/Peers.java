@@ -52,8 +52,11 @@ final class Peers implements AutoCloseable {
 
     private Peers(String peer) {
         this.peer = peer;
-        this.fiber = peer.equals("fiber") ? FiberIo.builder().workers(WORKERS).name("bench").build() : null;
-        this.blocking = peer.equals("blocking") ? BlockingIo.builder().virtualClock().build() : null;
+        this.fiber = peer.equals("fiber")
+                ? FiberIo.builder().workers(WORKERS).name("bench").build()
+                : null;
+        this.blocking =
+                peer.equals("blocking") ? BlockingIo.builder().virtualClock().build() : null;
         this.fjp = peer.equals("fjp") ? new ForkJoinPool(WORKERS) : null;
         this.tpe = peer.equals("tpe") ? Executors.newFixedThreadPool(WORKERS) : null;
         this.reactor = peer.equals("reactor") ? Schedulers.newParallel("bench", WORKERS) : null;

@@ -51,8 +51,13 @@ import reactor.core.publisher.Flux;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @State(Scope.Benchmark)
-@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
-        "-Dkotlinx.coroutines.scheduler.core.pool.size=2"})
+@Fork(
+        jvmArgsAppend = {
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
+            "-Djdk.virtualThreadScheduler.parallelism=2",
+            "-Dkotlinx.coroutines.scheduler.core.pool.size=2"
+        })
 public class PublisherThroughput {
     static final int ITEMS = 100_000;
     static final int BUFFER = 256;
@@ -125,7 +130,8 @@ public class PublisherThroughput {
                 return null;
             });
             WeftPublisher<Integer> source = Reactive.fromChannel(first);
-            WeftPublisher<Integer> out = channelStage(channelStage(channelStage(source, PLUS_ONE, null), null, NOT_THIRD), TWICE, null);
+            WeftPublisher<Integer> out =
+                    channelStage(channelStage(channelStage(source, PLUS_ONE, null), null, NOT_THIRD), TWICE, null);
             long sum = 0;
             try (Inbox<Integer> inbox = Reactive.subscribe(out, BUFFER)) {
                 for (int x : inbox) {
@@ -137,7 +143,8 @@ public class PublisherThroughput {
     }
 
     /** One operator as a task between channels: receive from upstream, map or filter, send; published by fromChannel. */
-    private static WeftPublisher<Integer> channelStage(WeftPublisher<Integer> upstream, IntUnaryOperator map, IntPredicate filter) {
+    private static WeftPublisher<Integer> channelStage(
+            WeftPublisher<Integer> upstream, IntUnaryOperator map, IntPredicate filter) {
         Channel<Integer> out = Channel.bounded(BUFFER);
         Io.async(() -> {
             try (Inbox<Integer> inbox = Reactive.subscribe(upstream, BUFFER)) {
@@ -157,7 +164,8 @@ public class PublisherThroughput {
     }
 
     /** One operator as a producer task: receive from upstream, map or filter, emit. */
-    private static WeftPublisher<Integer> stage(WeftPublisher<Integer> upstream, IntUnaryOperator map, IntPredicate filter) {
+    private static WeftPublisher<Integer> stage(
+            WeftPublisher<Integer> upstream, IntUnaryOperator map, IntPredicate filter) {
         return Reactive.produce(emitter -> {
             try (Inbox<Integer> inbox = Reactive.subscribe(upstream, BUFFER)) {
                 for (int x : inbox) {
@@ -173,9 +181,12 @@ public class PublisherThroughput {
 
     private long reactor() {
         Long sum = Flux.range(0, ITEMS)
-                .publishOn(peers.reactor, BUFFER).map(PLUS_ONE::applyAsInt)
-                .publishOn(peers.reactor, BUFFER).filter(NOT_THIRD::test)
-                .publishOn(peers.reactor, BUFFER).map(TWICE::applyAsInt)
+                .publishOn(peers.reactor, BUFFER)
+                .map(PLUS_ONE::applyAsInt)
+                .publishOn(peers.reactor, BUFFER)
+                .filter(NOT_THIRD::test)
+                .publishOn(peers.reactor, BUFFER)
+                .map(TWICE::applyAsInt)
                 .reduce(0L, (acc, x) -> acc + x)
                 .block();
         return sum == null ? -1 : sum;
@@ -215,6 +226,7 @@ public class PublisherThroughput {
         private Flow.Subscription upstream;
         /** The hop before this one, told when this one has consumed an item (its buffer drained). */
         volatile Hop upstreamHop;
+
         private long outstanding; // requested from upstream, not yet received; guarded by this
 
         Hop(java.util.concurrent.Executor executor, IntUnaryOperator map, IntPredicate keep) {

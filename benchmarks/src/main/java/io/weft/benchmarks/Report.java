@@ -30,6 +30,7 @@ public final class Report {
             List.of("fiber", "vthread", "fjp", "tpe", "threads", "kotlin", "reactor", "jdk", "floor", "blocking");
     /** The summary's ratio columns: the peers users choose between, then the floor. */
     private static final List<String> SUMMARY_PEERS = List.of("vthread", "fjp", "kotlin", "reactor", "floor");
+
     private static final Map<String, String> SUMMARY_NAMES = Map.of(
             "vthread", "vs JDK virtual threads",
             "fjp", "vs FJP / CompletableFuture",
@@ -38,18 +39,22 @@ public final class Report {
             "floor", "vs the floor");
     /** A score whose error exceeds this fraction of it is inconclusive: no ratio is quoted for it. */
     static final double INCONCLUSIVE_ERROR = 0.25;
-    private static final Map<String, String> PEER_NAMES = Map.ofEntries(Map.entry("kotlin",
-            "kotlinx.coroutines 1.11, Dispatchers.Default (2 threads)"), Map.entry("floor",
-            "floor: JDK virtual threads on a trivial 2-carrier scheduler (a limit, not a competitor)"), Map.entry(
-            "fiber", "FiberIo (2 workers)"), Map.entry(
-            "vthread", "JDK virtual threads, default scheduler (parallelism 2)"), Map.entry(
-            "fjp", "ForkJoinPool(2) / CompletableFuture"), Map.entry(
-            "tpe", "ThreadPoolExecutor, 2 platform threads"), Map.entry(
-            "threads", "platform thread per connection (cached thread pool)"), Map.entry(
-            "reactor", "Reactor, Schedulers.newParallel(2)"), Map.entry(
-            "jdk", "JDK SubmissionPublisher chain, ForkJoinPool(2)"), Map.entry(
-            "blocking", "BlockingIo (inline; Weft's own floor, not a competitor)"), Map.entry(
-            "callback", "CompletableFuture stage on an incomplete future (no thread, no stack; a reference, not a competitor)"));
+
+    private static final Map<String, String> PEER_NAMES = Map.ofEntries(
+            Map.entry("kotlin", "kotlinx.coroutines 1.11, Dispatchers.Default (2 threads)"),
+            Map.entry(
+                    "floor", "floor: JDK virtual threads on a trivial 2-carrier scheduler (a limit, not a competitor)"),
+            Map.entry("fiber", "FiberIo (2 workers)"),
+            Map.entry("vthread", "JDK virtual threads, default scheduler (parallelism 2)"),
+            Map.entry("fjp", "ForkJoinPool(2) / CompletableFuture"),
+            Map.entry("tpe", "ThreadPoolExecutor, 2 platform threads"),
+            Map.entry("threads", "platform thread per connection (cached thread pool)"),
+            Map.entry("reactor", "Reactor, Schedulers.newParallel(2)"),
+            Map.entry("jdk", "JDK SubmissionPublisher chain, ForkJoinPool(2)"),
+            Map.entry("blocking", "BlockingIo (inline; Weft's own floor, not a competitor)"),
+            Map.entry(
+                    "callback",
+                    "CompletableFuture stage on an incomplete future (no thread, no stack; a reference, not a competitor)"));
     /** JMH's {@code -prof gc} result: bytes allocated per operation. */
     private static final String GC_BYTES = "gc.alloc.rate.norm";
     /** The secondary result that replaces the primary score: {@link Memory.Footprint}'s counter. */
@@ -58,65 +63,101 @@ public final class Report {
     private static final Map<String, String> WORKLOADS = new LinkedHashMap<>();
 
     static {
-        WORKLOADS.put("TokioSuite.spawnManyLocal", "spawn_many_local: 10,000 tasks spawned from inside a task, then all awaited by it.");
-        WORKLOADS.put("TokioSuite.spawnManyRemoteIdle", "spawn_many_remote_idle: 10,000 tasks spawned from the benchmark thread (outside any task), then awaited.");
-        WORKLOADS.put("SpawnManyRemoteBusy.spawnManyRemoteBusy", "spawn_many_remote_busy: as remote_idle, while 2 spinner tasks keep both workers busy for the whole trial "
-                + "(5 µs of spinning, then a yield: Thread.yield on fibers, resubmission on tpe, running one pending submission "
-                + "on fjp). Virtual threads are not run: with yield-looping virtual threads on both carriers, the JDK default "
-                + "scheduler never ran the remote spawns (see SpawnManyRemoteBusy's Javadoc).");
-        WORKLOADS.put("TokioSuite.yieldMany", "yield_many: 200 tasks × 1,000 yields (Thread.yield on fibers and virtual threads; resubmission to the back of a shared queue on fjp/tpe).");
-        WORKLOADS.put("TokioSuite.pingPong", "ping_pong: two tasks pass a turn 1,000 round trips (fiber: ParkToken + Io.ready/suspendRaw; vthread: LockSupport park/unpark; fjp/tpe: each step submits the other).");
-        WORKLOADS.put("TokioSuite.chainedSpawn", "chained_spawn: 1,000 tasks, each spawns the next and ends; the last completes a future.");
-        WORKLOADS.put("Futures.awaitChain", "chain of 100 awaits: each task awaits the previous one's value (CompletableFuture: thenApplyAsync; Reactor: publishOn + map).");
-        WORKLOADS.put("Futures.race", "race with loser cancellation, 100 in a row: a task returning at once vs one that would take 1 h, loser cancelled (Io.race; invokeAny; anyOf + cancel; Mono.firstWithValue).");
+        WORKLOADS.put(
+                "TokioSuite.spawnManyLocal",
+                "spawn_many_local: 10,000 tasks spawned from inside a task, then all awaited by it.");
+        WORKLOADS.put(
+                "TokioSuite.spawnManyRemoteIdle",
+                "spawn_many_remote_idle: 10,000 tasks spawned from the benchmark thread (outside any task), then awaited.");
+        WORKLOADS.put(
+                "SpawnManyRemoteBusy.spawnManyRemoteBusy",
+                "spawn_many_remote_busy: as remote_idle, while 2 spinner tasks keep both workers busy for the whole trial "
+                        + "(5 µs of spinning, then a yield: Thread.yield on fibers, resubmission on tpe, running one pending submission "
+                        + "on fjp). Virtual threads are not run: with yield-looping virtual threads on both carriers, the JDK default "
+                        + "scheduler never ran the remote spawns (see SpawnManyRemoteBusy's Javadoc).");
+        WORKLOADS.put(
+                "TokioSuite.yieldMany",
+                "yield_many: 200 tasks × 1,000 yields (Thread.yield on fibers and virtual threads; resubmission to the back of a shared queue on fjp/tpe).");
+        WORKLOADS.put(
+                "TokioSuite.pingPong",
+                "ping_pong: two tasks pass a turn 1,000 round trips (fiber: ParkToken + Io.ready/suspendRaw; vthread: LockSupport park/unpark; fjp/tpe: each step submits the other).");
+        WORKLOADS.put(
+                "TokioSuite.chainedSpawn",
+                "chained_spawn: 1,000 tasks, each spawns the next and ends; the last completes a future.");
+        WORKLOADS.put(
+                "Futures.awaitChain",
+                "chain of 100 awaits: each task awaits the previous one's value (CompletableFuture: thenApplyAsync; Reactor: publishOn + map).");
+        WORKLOADS.put(
+                "Futures.race",
+                "race with loser cancellation, 100 in a row: a task returning at once vs one that would take 1 h, loser cancelled (Io.race; invokeAny; anyOf + cancel; Mono.firstWithValue).");
         for (String shape : new String[] {"1x1", "2x2"}) {
             for (int capacity : new int[] {1, 16, 1024}) {
-                WORKLOADS.put("ChannelMpmc.mpmc" + shape + "Capacity" + capacity, "channel MPMC, " + shape.replace("x", " producer(s) x ")
-                        + " consumer(s), capacity " + capacity + ": 10,000 items (Weft Channel between fibers vs ArrayBlockingQueue"
-                        + " between JDK virtual threads).");
+                WORKLOADS.put(
+                        "ChannelMpmc.mpmc" + shape + "Capacity" + capacity,
+                        "channel MPMC, " + shape.replace("x", " producer(s) x ")
+                                + " consumer(s), capacity " + capacity
+                                + ": 10,000 items (Weft Channel between fibers vs ArrayBlockingQueue"
+                                + " between JDK virtual threads).");
             }
         }
-        WORKLOADS.put("PublisherThroughput.pipeline", "Publisher throughput: 100,000 items through map(x + 1), filter(x % 3 != 0), "
-                + "map(x * 2) with an asynchronous, backpressured hop (buffer 256) before each operator, summed by the consumer; "
-                + "items/s = 100,000 / score. fiber: each operator a `Reactive.produce` task receiving from an `Inbox` (prefetch "
-                + "256), the consumer an Inbox in the root task; reactor: `Flux.range` with `publishOn(parallel(2), 256)` before each "
-                + "operator; jdk: a SubmissionPublisher source and three SubmissionPublisher processors that request only what "
-                + "their buffer has room for (a processor calling the blocking `submit` in `onNext` deadlocks on a 2-thread pool).");
-        WORKLOADS.put("PublisherThroughput.channelPipeline", "Publisher throughput, channel form: as pipeline, but FiberIo's "
-                + "hops are channels: a task receives from its upstream's Inbox and sends to a Channel of 256, published to the "
-                + "next hop by `Reactive.fromChannel`; the source is a task sending to a channel. Other peers run their pipeline "
-                + "shape (their hops are already queues or channels).");
-        WORKLOADS.put("Futures.fanOutFanIn", "fan-out/fan-in: 1,000 tasks started, all values summed (await each; allOf; flatMap).");
+        WORKLOADS.put(
+                "PublisherThroughput.pipeline",
+                "Publisher throughput: 100,000 items through map(x + 1), filter(x % 3 != 0), "
+                        + "map(x * 2) with an asynchronous, backpressured hop (buffer 256) before each operator, summed by the consumer; "
+                        + "items/s = 100,000 / score. fiber: each operator a `Reactive.produce` task receiving from an `Inbox` (prefetch "
+                        + "256), the consumer an Inbox in the root task; reactor: `Flux.range` with `publishOn(parallel(2), 256)` before each "
+                        + "operator; jdk: a SubmissionPublisher source and three SubmissionPublisher processors that request only what "
+                        + "their buffer has room for (a processor calling the blocking `submit` in `onNext` deadlocks on a 2-thread pool).");
+        WORKLOADS.put(
+                "PublisherThroughput.channelPipeline",
+                "Publisher throughput, channel form: as pipeline, but FiberIo's "
+                        + "hops are channels: a task receives from its upstream's Inbox and sends to a Channel of 256, published to the "
+                        + "next hop by `Reactive.fromChannel`; the source is a task sending to a channel. Other peers run their pipeline "
+                        + "shape (their hops are already queues or channels).");
+        WORKLOADS.put(
+                "Futures.fanOutFanIn",
+                "fan-out/fan-in: 1,000 tasks started, all values summed (await each; allOf; flatMap).");
         String parked = String.format(Locale.ROOT, "%,d", Memory.PARKED_TASKS);
-        WORKLOADS.put("Memory.parked", "memory: heap bytes per parked task, " + parked + " parked at once (not a time; lower is better). "
-                + "fiber: `Io.async` tasks on FiberIo, each parked in `Io.suspendRaw` on its own ParkToken; vthread: JDK virtual "
-                + "threads on the default scheduler, each running a FutureTask parked in `LockSupport.park`; kotlin: coroutines "
-                + "(`scope.async` on Dispatchers.Default) each suspended in `suspendCancellableCoroutine`; callback: a "
-                + "`CompletableFuture.thenApply` stage waiting on one incomplete future, a waiting task with no thread and no stack "
-                + "(a reference). Each measured iteration is one cycle (SingleShotTime): `System.gc()` until the used heap (Runtime "
-                + "total - free) settles, start the tasks, wait until each has counted down a latch and its thread is WAITING, "
-                + "settle the heap again and divide the difference by " + parked + ", then release them all and check every "
-                + "result. Before that, " + Memory.WARM_UP_CYCLES + " unmeasured cycles in the trial's setup and JMH's warm-up "
-                + "iterations let the JIT compile the frames down to the park (interpreted frames make the stacks larger). The "
-                + "score is the mean of the per-iteration "
-                + "secondary result `bytesPerTask` (JMH's console prints their sum). With one fork the error covers one JVM run: between "
-                + "runs, JIT decisions changed the stacks and so the scores by up to about 20% on a busy 2-core machine (within "
-                + "a run, by a few bytes). BlockingIo is not measured: it runs each task inline on the spawning thread, so " + parked
-                + " parked tasks would need " + parked + " platform threads.");
-        WORKLOADS.put("EchoServer.echo", "echo server: " + EchoServer.CONNECTIONS + " loopback connections x "
-                + String.format(Locale.ROOT, "%,d", EchoServer.REQUESTS) + " requests of " + EchoServer.MESSAGE_BYTES
-                + " bytes, blocking streams, one task per connection on each side (server handler and client), all on the "
-                + "runtime under test; requests per second, higher is better. Each peer runs in its own JVM forks.");
-        WORKLOADS.put("Floors", "Floors, per single operation: `parkUnparkPingPong` is one park/unpark round trip between two "
-                + "platform threads (the ping_pong loop on platform threads); `atomicLongCas` one uncontended AtomicLong "
-                + "compare-and-set; `virtualThreadYieldOnTrivialScheduler` one Thread.yield of a virtual thread built with "
-                + "VirtualThreadBuilder(Executor) on a single-thread ArrayDeque run loop (the floor under FiberIo's yield).");
+        WORKLOADS.put(
+                "Memory.parked",
+                "memory: heap bytes per parked task, " + parked + " parked at once (not a time; lower is better). "
+                        + "fiber: `Io.async` tasks on FiberIo, each parked in `Io.suspendRaw` on its own ParkToken; vthread: JDK virtual "
+                        + "threads on the default scheduler, each running a FutureTask parked in `LockSupport.park`; kotlin: coroutines "
+                        + "(`scope.async` on Dispatchers.Default) each suspended in `suspendCancellableCoroutine`; callback: a "
+                        + "`CompletableFuture.thenApply` stage waiting on one incomplete future, a waiting task with no thread and no stack "
+                        + "(a reference). Each measured iteration is one cycle (SingleShotTime): `System.gc()` until the used heap (Runtime "
+                        + "total - free) settles, start the tasks, wait until each has counted down a latch and its thread is WAITING, "
+                        + "settle the heap again and divide the difference by " + parked
+                        + ", then release them all and check every "
+                        + "result. Before that, " + Memory.WARM_UP_CYCLES
+                        + " unmeasured cycles in the trial's setup and JMH's warm-up "
+                        + "iterations let the JIT compile the frames down to the park (interpreted frames make the stacks larger). The "
+                        + "score is the mean of the per-iteration "
+                        + "secondary result `bytesPerTask` (JMH's console prints their sum). With one fork the error covers one JVM run: between "
+                        + "runs, JIT decisions changed the stacks and so the scores by up to about 20% on a busy 2-core machine (within "
+                        + "a run, by a few bytes). BlockingIo is not measured: it runs each task inline on the spawning thread, so "
+                        + parked
+                        + " parked tasks would need " + parked + " platform threads.");
+        WORKLOADS.put(
+                "EchoServer.echo",
+                "echo server: " + EchoServer.CONNECTIONS + " loopback connections x "
+                        + String.format(Locale.ROOT, "%,d", EchoServer.REQUESTS) + " requests of "
+                        + EchoServer.MESSAGE_BYTES
+                        + " bytes, blocking streams, one task per connection on each side (server handler and client), all on the "
+                        + "runtime under test; requests per second, higher is better. Each peer runs in its own JVM forks.");
+        WORKLOADS.put(
+                "Floors",
+                "Floors, per single operation: `parkUnparkPingPong` is one park/unpark round trip between two "
+                        + "platform threads (the ping_pong loop on platform threads); `atomicLongCas` one uncontended AtomicLong "
+                        + "compare-and-set; `virtualThreadYieldOnTrivialScheduler` one Thread.yield of a virtual thread built with "
+                        + "VirtualThreadBuilder(Executor) on a single-thread ArrayDeque run loop (the floor under FiberIo's yield).");
     }
 
     private Report() {}
 
     /** One peer's score in one workload, with its bytes allocated per operation (NaN without {@code -prof gc}). */
-    record Score(String workload, String peer, double score, double error, String unit, String mode, double bytesPerOp) {
+    record Score(
+            String workload, String peer, double score, double error, String unit, String mode, double bytesPerOp) {
         boolean lowerIsBetter() {
             return !mode.equals("thrpt");
         }
@@ -167,12 +208,20 @@ public final class Report {
             Map<?, ?> metric = (Map<?, ?>) result.get("primaryMetric");
             Map<?, ?> secondary = (Map<?, ?>) result.get("secondaryMetrics");
             Score score;
-            double allocated = secondary != null && secondary.get(GC_BYTES) instanceof Map<?, ?> gc ? number(gc.get("score")) : Double.NaN;
+            double allocated = secondary != null && secondary.get(GC_BYTES) instanceof Map<?, ?> gc
+                    ? number(gc.get("score"))
+                    : Double.NaN;
             if (secondary != null && secondary.get(BYTES_PER_TASK) instanceof Map<?, ?> bytes) {
                 score = perIterationMean(workload, peer, bytes, "bytes/task", (String) result.get("mode"));
             } else {
-                score = new Score(workload, peer, number(metric.get("score")), number(metric.get("scoreError")),
-                        (String) metric.get("scoreUnit"), (String) result.get("mode"), allocated);
+                score = new Score(
+                        workload,
+                        peer,
+                        number(metric.get("score")),
+                        number(metric.get("scoreError")),
+                        (String) metric.get("scoreUnit"),
+                        (String) result.get("mode"),
+                        allocated);
             }
             byWorkload.computeIfAbsent(workload, key -> new LinkedHashMap<>()).put(peer, score);
         }
@@ -180,42 +229,88 @@ public final class Report {
         StringBuilder out = new StringBuilder();
         out.append("# Weft benchmarks\n\n");
         out.append("FiberIo side by side with what users would pick instead, every peer in the same JMH run, all with ")
-                .append(Peers.WORKERS).append(" worker threads. Generated by `io.weft.benchmarks.Report` from JMH's JSON; ")
+                .append(Peers.WORKERS)
+                .append(" worker threads. Generated by `io.weft.benchmarks.Report` from JMH's JSON; ")
                 .append("the code is in [`benchmarks/`](benchmarks/src/main/java/io/weft/benchmarks).\n\n");
         out.append("| | |\n|---|---|\n");
         out.append("| command | `").append(command).append("` |\n");
-        out.append("| date | ").append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_LOCAL_DATE_TIME).substring(0, 19)).append(" UTC |\n");
-        out.append("| JDK | ").append(first.get("jdkVersion")).append(", ").append(first.get("vmName")).append(' ')
-                .append(first.get("vmVersion")).append(" |\n");
-        out.append("| JMH | ").append(first.get("jmhVersion")).append(": ").append(integer(first.get("forks"))).append(" fork(s), ")
-                .append(integer(first.get("warmupIterations"))).append(" × ").append(first.get("warmupTime")).append(" warm-up, ")
-                .append(integer(first.get("measurementIterations"))).append(" × ").append(first.get("measurementTime"))
-                .append(" measurement, ").append(first.get("mode")).append(" mode |\n");
-        out.append("| JVM flags | `").append(String.join(" ", strings(first.get("jvmArgs")))).append("` |\n");
-        out.append("| OS | ").append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.version"))
-                .append(' ').append(System.getProperty("os.arch")).append(" |\n");
-        out.append("| CPU | ").append(Runtime.getRuntime().availableProcessors()).append(" × ").append(cpuModel()).append(" |\n\n");
+        out.append("| date | ")
+                .append(ZonedDateTime.now(ZoneOffset.UTC)
+                        .format(DateTimeFormatter.ISO_LOCAL_DATE_TIME)
+                        .substring(0, 19))
+                .append(" UTC |\n");
+        out.append("| JDK | ")
+                .append(first.get("jdkVersion"))
+                .append(", ")
+                .append(first.get("vmName"))
+                .append(' ')
+                .append(first.get("vmVersion"))
+                .append(" |\n");
+        out.append("| JMH | ")
+                .append(first.get("jmhVersion"))
+                .append(": ")
+                .append(integer(first.get("forks")))
+                .append(" fork(s), ")
+                .append(integer(first.get("warmupIterations")))
+                .append(" × ")
+                .append(first.get("warmupTime"))
+                .append(" warm-up, ")
+                .append(integer(first.get("measurementIterations")))
+                .append(" × ")
+                .append(first.get("measurementTime"))
+                .append(" measurement, ")
+                .append(first.get("mode"))
+                .append(" mode |\n");
+        out.append("| JVM flags | `")
+                .append(String.join(" ", strings(first.get("jvmArgs"))))
+                .append("` |\n");
+        out.append("| OS | ")
+                .append(System.getProperty("os.name"))
+                .append(' ')
+                .append(System.getProperty("os.version"))
+                .append(' ')
+                .append(System.getProperty("os.arch"))
+                .append(" |\n");
+        out.append("| CPU | ")
+                .append(Runtime.getRuntime().availableProcessors())
+                .append(" × ")
+                .append(cpuModel())
+                .append(" |\n\n");
 
         out.append("**How to read the ratio.** Most workloads are measured as time per operation (one operation = the ")
-                .append("whole workload, e.g. 10,000 spawns), so lower scores are better; the echo server in requests per second, ")
-                .append("higher is better; the memory workload in heap bytes per parked task, lower is better. *FiberIo ratio vs a ")
-                .append("peer* = that peer's time ÷ FiberIo's time (for throughput: FiberIo's ÷ the peer's): **> 1 means FiberIo ")
-                .append("is better** by that factor, < 1 that it is behind. Against the floor (virtual threads on a trivial ")
-                .append("two-carrier scheduler of our own: the limit of the engine FiberIo chose) the same ratio says how close ")
-                .append("FiberIo comes to it: 1 is the limit; a trivial scheduler has no fairness or LIFO slot, so FiberIo can ")
-                .append("beat it where those pay. Error is JMH's 99.9% confidence half-width over every fork's iterations; a row ")
-                .append("whose error exceeds ").append((int) (INCONCLUSIVE_ERROR * 100)).append("% of its score is **inconclusive**, and no ")
-                .append("ratio is quoted against it. *B/op* is JMH's `-prof gc` allocation per operation (`gc.alloc.rate.norm`), ")
-                .append("where the run had the profiler. Scores on a shared or noisy machine are not comparable across runs; the ")
+                .append(
+                        "whole workload, e.g. 10,000 spawns), so lower scores are better; the echo server in requests per second, ")
+                .append(
+                        "higher is better; the memory workload in heap bytes per parked task, lower is better. *FiberIo ratio vs a ")
+                .append(
+                        "peer* = that peer's time ÷ FiberIo's time (for throughput: FiberIo's ÷ the peer's): **> 1 means FiberIo ")
+                .append(
+                        "is better** by that factor, < 1 that it is behind. Against the floor (virtual threads on a trivial ")
+                .append(
+                        "two-carrier scheduler of our own: the limit of the engine FiberIo chose) the same ratio says how close ")
+                .append(
+                        "FiberIo comes to it: 1 is the limit; a trivial scheduler has no fairness or LIFO slot, so FiberIo can ")
+                .append(
+                        "beat it where those pay. Error is JMH's 99.9% confidence half-width over every fork's iterations; a row ")
+                .append("whose error exceeds ")
+                .append((int) (INCONCLUSIVE_ERROR * 100))
+                .append("% of its score is **inconclusive**, and no ")
+                .append(
+                        "ratio is quoted against it. *B/op* is JMH's `-prof gc` allocation per operation (`gc.alloc.rate.norm`), ")
+                .append(
+                        "where the run had the profiler. Scores on a shared or noisy machine are not comparable across runs; the ")
                 .append("ratios within one run are what this report is for.\n\n");
 
         StringBuilder summary = new StringBuilder();
-        summary.append("## Summary\n\nFiberIo's score and its ratio against each peer (> 1: FiberIo better; – : the peer does not run ")
+        summary.append(
+                        "## Summary\n\nFiberIo's score and its ratio against each peer (> 1: FiberIo better; – : the peer does not run ")
                 .append("this workload).\n\n| workload | FiberIo | FiberIo B/op |");
         for (String peer : SUMMARY_PEERS) {
             summary.append(' ').append(SUMMARY_NAMES.get(peer)).append(" |");
         }
-        summary.append("\n|---|---:|---:|").append("---:|".repeat(SUMMARY_PEERS.size())).append('\n');
+        summary.append("\n|---|---:|---:|")
+                .append("---:|".repeat(SUMMARY_PEERS.size()))
+                .append('\n');
         StringBuilder tables = new StringBuilder();
         for (Map.Entry<String, Map<String, Score>> entry : ordered(byWorkload)) {
             String workload = entry.getKey();
@@ -224,36 +319,66 @@ public final class Report {
             tables.append(WORKLOADS.getOrDefault(workload, "")).append("\n\n");
             Score fiber = scores.get("fiber");
             Optional<Score> best = scores.values().stream()
-                    .filter(score -> PEERS.contains(score.peer()) && !score.peer().equals("fiber")
-                            && !score.peer().equals("blocking") && !score.peer().equals("floor"))
-                    .min((a, b) -> Double.compare(a.lowerIsBetter() ? a.score() : -a.score(), b.lowerIsBetter() ? b.score() : -b.score()));
+                    .filter(score -> PEERS.contains(score.peer())
+                            && !score.peer().equals("fiber")
+                            && !score.peer().equals("blocking")
+                            && !score.peer().equals("floor"))
+                    .min((a, b) -> Double.compare(
+                            a.lowerIsBetter() ? a.score() : -a.score(), b.lowerIsBetter() ? b.score() : -b.score()));
             boolean withRatio = fiber != null;
-            tables.append(withRatio ? "| peer" : "| floor").append(" | score | error (±) | error % | units | B/op |")
-                    .append(withRatio ? " FiberIo ratio vs this peer |" : "").append('\n');
-            tables.append("|---|---:|---:|---:|---|---:|").append(withRatio ? "---:|" : "").append('\n');
+            tables.append(withRatio ? "| peer" : "| floor")
+                    .append(" | score | error (±) | error % | units | B/op |")
+                    .append(withRatio ? " FiberIo ratio vs this peer |" : "")
+                    .append('\n');
+            tables.append("|---|---:|---:|---:|---|---:|")
+                    .append(withRatio ? "---:|" : "")
+                    .append('\n');
             for (Score score : inPeerOrder(scores)) {
-                tables.append("| ").append(PEER_NAMES.getOrDefault(score.peer(), "`" + score.peer() + "`"))
-                        .append(" | ").append(format(score.score())).append(" | ").append(format(score.error()))
-                        .append(" | ").append(score.errorPercent()).append(score.inconclusive() ? " (inconclusive)" : "")
-                        .append(" | ").append(score.unit()).append(" | ").append(Double.isNaN(score.bytesPerOp()) ? "–" : format(score.bytesPerOp()))
+                tables.append("| ")
+                        .append(PEER_NAMES.getOrDefault(score.peer(), "`" + score.peer() + "`"))
+                        .append(" | ")
+                        .append(format(score.score()))
+                        .append(" | ")
+                        .append(format(score.error()))
+                        .append(" | ")
+                        .append(score.errorPercent())
+                        .append(score.inconclusive() ? " (inconclusive)" : "")
+                        .append(" | ")
+                        .append(score.unit())
+                        .append(" | ")
+                        .append(Double.isNaN(score.bytesPerOp()) ? "–" : format(score.bytesPerOp()))
                         .append(" |");
                 if (withRatio) {
-                    tables.append(' ').append(score.peer().equals("fiber") ? "—" : ratio(fiber, score)).append(" |");
+                    tables.append(' ')
+                            .append(score.peer().equals("fiber") ? "—" : ratio(fiber, score))
+                            .append(" |");
                 }
                 tables.append('\n');
             }
             if (withRatio && best.isPresent()) {
                 String ratio = ratio(fiber, best.get());
-                tables.append("\n**FiberIo ratio vs the best other peer (").append(best.get().peer()).append("): ")
-                        .append(ratio).append("** (> 1: FiberIo better).\n");
+                tables.append("\n**FiberIo ratio vs the best other peer (")
+                        .append(best.get().peer())
+                        .append("): ")
+                        .append(ratio)
+                        .append("** (> 1: FiberIo better).\n");
             }
             if (withRatio) {
-                summary.append("| ").append(workload).append(" | ").append(format(fiber.score())).append(' ').append(fiber.unit())
-                        .append(fiber.inconclusive() ? " (±" + fiber.errorPercent() + ")" : "").append(" | ")
-                        .append(Double.isNaN(fiber.bytesPerOp()) ? "–" : format(fiber.bytesPerOp())).append(" |");
+                summary.append("| ")
+                        .append(workload)
+                        .append(" | ")
+                        .append(format(fiber.score()))
+                        .append(' ')
+                        .append(fiber.unit())
+                        .append(fiber.inconclusive() ? " (±" + fiber.errorPercent() + ")" : "")
+                        .append(" | ")
+                        .append(Double.isNaN(fiber.bytesPerOp()) ? "–" : format(fiber.bytesPerOp()))
+                        .append(" |");
                 for (String peer : SUMMARY_PEERS) {
                     Score other = scores.get(peer);
-                    summary.append(' ').append(other == null ? "–" : ratio(fiber, other)).append(" |");
+                    summary.append(' ')
+                            .append(other == null ? "–" : ratio(fiber, other))
+                            .append(" |");
                 }
                 summary.append('\n');
             }
@@ -261,9 +386,11 @@ public final class Report {
         }
         out.append(summary).append('\n').append(tables);
         out.append("## Not measured here\n\n")
-                .append("- Memory per parked task under BlockingIo: it parks a task only by blocking a platform thread.\n")
-                .append("- Publisher throughput on BlockingIo: each subscription's producer gets its own virtual thread there, "
-                        + "so it would measure JDK virtual threads, not Weft.\n");
+                .append(
+                        "- Memory per parked task under BlockingIo: it parks a task only by blocking a platform thread.\n")
+                .append(
+                        "- Publisher throughput on BlockingIo: each subscription's producer gets its own virtual thread there, "
+                                + "so it would measure JDK virtual threads, not Weft.\n");
         return out.toString();
     }
 
@@ -283,7 +410,8 @@ public final class Report {
         if (statistics.getN() == 0) {
             throw new IllegalArgumentException(workload + " (" + peer + ") has no per-iteration values");
         }
-        return new Score(workload, peer, statistics.getMean(), statistics.getMeanErrorAt(0.999), unit, mode, Double.NaN);
+        return new Score(
+                workload, peer, statistics.getMean(), statistics.getMeanErrorAt(0.999), unit, mode, Double.NaN);
     }
 
     private static List<Map.Entry<String, Map<String, Score>>> ordered(Map<String, Map<String, Score>> byWorkload) {

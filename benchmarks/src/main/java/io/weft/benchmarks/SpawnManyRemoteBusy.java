@@ -1,12 +1,11 @@
 package io.weft.benchmarks;
 
 import io.weft.Future;
-import io.weft.Io;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ForkJoinTask;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RecursiveAction;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -45,11 +44,17 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @State(Scope.Benchmark)
-@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
-        "-Dkotlinx.coroutines.scheduler.core.pool.size=2"})
+@Fork(
+        jvmArgsAppend = {
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
+            "-Djdk.virtualThreadScheduler.parallelism=2",
+            "-Dkotlinx.coroutines.scheduler.core.pool.size=2"
+        })
 public class SpawnManyRemoteBusy {
     /** How long a spinner computes between two yields. */
     static final long SLICE_NANOS = 5_000;
+
     static final int SPINNERS = Peers.WORKERS;
 
     /** The runtime under test: fiber, fjp, tpe or kotlin (vthread starves here: see the class comment). */
@@ -60,6 +65,7 @@ public class SpawnManyRemoteBusy {
     private volatile boolean spinning;
     /** How many FJP spinners have started: they help only once each holds its own worker. */
     private final AtomicInteger fjpSpinnersRunning = new AtomicInteger();
+
     private final List<Future<Long>> fiberSpinners = new ArrayList<>();
     private final List<Thread> virtualSpinners = new ArrayList<>();
     private final List<kotlinx.coroutines.Job> kotlinSpinners = new ArrayList<>();
@@ -75,7 +81,8 @@ public class SpawnManyRemoteBusy {
                 case "vthread" -> virtualSpinners.add(Thread.startVirtualThread(this::spinUntilStopped));
                 case "fjp" -> peers.fjp.execute(new FjpSpinner(this));
                 case "tpe" -> peers.tpe.execute(new TpeSpinner());
-                case "kotlin" -> kotlinSpinners.add(peers.kotlin.startSpinner(() -> spinning, SpawnManyRemoteBusy::spin));
+                case "kotlin" ->
+                    kotlinSpinners.add(peers.kotlin.startSpinner(() -> spinning, SpawnManyRemoteBusy::spin));
                 default -> throw new IllegalStateException(peer);
             }
         }

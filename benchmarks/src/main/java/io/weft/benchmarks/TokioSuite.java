@@ -38,8 +38,13 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @State(Scope.Benchmark)
-@Fork(jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=2",
-        "-Dkotlinx.coroutines.scheduler.core.pool.size=2"})
+@Fork(
+        jvmArgsAppend = {
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
+            "-Djdk.virtualThreadScheduler.parallelism=2",
+            "-Dkotlinx.coroutines.scheduler.core.pool.size=2"
+        })
 public class TokioSuite {
     static final int SPAWNS = 10_000;
     static final int YIELD_TASKS = 200;
@@ -81,40 +86,45 @@ public class TokioSuite {
     public long spawnManyLocal() {
         long sum = switch (peer) {
             case "fiber" -> peers.fiber.call(TokioSuite::spawnAllAndSum); // inside a root task: local spawns
-            case "vthread", "floor" -> Peers.get(peers.startThread(() -> {
-                List<FutureTask<Integer>> tasks = new ArrayList<>(SPAWNS);
-                for (int i = 0; i < SPAWNS; i++) {
-                    tasks.add(peers.startThread(ONE));
-                }
-                long total = 0;
-                for (FutureTask<Integer> task : tasks) {
-                    total += Peers.get(task);
-                }
-                return total;
-            }));
+            case "vthread", "floor" ->
+                Peers.get(peers.startThread(() -> {
+                    List<FutureTask<Integer>> tasks = new ArrayList<>(SPAWNS);
+                    for (int i = 0; i < SPAWNS; i++) {
+                        tasks.add(peers.startThread(ONE));
+                    }
+                    long total = 0;
+                    for (FutureTask<Integer> task : tasks) {
+                        total += Peers.get(task);
+                    }
+                    return total;
+                }));
             case "kotlin" -> peers.kotlin.spawnManyLocal();
-            case "fjp" -> peers.fjp.submit(() -> {
-                List<ForkJoinTask<Integer>> tasks = new ArrayList<>(SPAWNS);
-                for (int i = 0; i < SPAWNS; i++) {
-                    tasks.add(ForkJoinTask.adapt(ONE).fork());
-                }
-                long total = 0;
-                for (int i = SPAWNS - 1; i >= 0; i--) {
-                    total += tasks.get(i).join();
-                }
-                return total;
-            }).join();
-            case "tpe" -> Peers.get(peers.tpe.submit(() -> {
-                List<java.util.concurrent.Future<Integer>> tasks = new ArrayList<>(SPAWNS);
-                for (int i = 0; i < SPAWNS; i++) {
-                    tasks.add(peers.tpe.submit(ONE));
-                }
-                long total = 0;
-                for (java.util.concurrent.Future<Integer> task : tasks) {
-                    total += Peers.get(task);
-                }
-                return total;
-            }));
+            case "fjp" ->
+                peers.fjp
+                        .submit(() -> {
+                            List<ForkJoinTask<Integer>> tasks = new ArrayList<>(SPAWNS);
+                            for (int i = 0; i < SPAWNS; i++) {
+                                tasks.add(ForkJoinTask.adapt(ONE).fork());
+                            }
+                            long total = 0;
+                            for (int i = SPAWNS - 1; i >= 0; i--) {
+                                total += tasks.get(i).join();
+                            }
+                            return total;
+                        })
+                        .join();
+            case "tpe" ->
+                Peers.get(peers.tpe.submit(() -> {
+                    List<java.util.concurrent.Future<Integer>> tasks = new ArrayList<>(SPAWNS);
+                    for (int i = 0; i < SPAWNS; i++) {
+                        tasks.add(peers.tpe.submit(ONE));
+                    }
+                    long total = 0;
+                    for (java.util.concurrent.Future<Integer> task : tasks) {
+                        total += Peers.get(task);
+                    }
+                    return total;
+                }));
             default -> throw new IllegalStateException(peer);
         };
         return Peers.check(sum, SPAWNS);
@@ -149,7 +159,8 @@ public class TokioSuite {
     /** Spawns {@link #SPAWNS} tasks from the calling (non-runtime) thread and sums their values. */
     static long spawnManyRemote(Peers peers) {
         return switch (peers.peer) {
-            case "fiber" -> { // from this plain thread: remote spawns, through the injector (Io.with would run a root task)
+            case "fiber" -> { // from this plain thread: remote spawns, through the injector (Io.with would run a root
+                // task)
                 List<Future<Integer>> tasks = new ArrayList<>(SPAWNS);
                 for (int i = 0; i < SPAWNS; i++) {
                     tasks.add(peers.fiber.spawn(ONE));
@@ -212,17 +223,18 @@ public class TokioSuite {
     public long yieldMany() {
         long sum = 0;
         switch (peer) {
-            case "fiber" -> sum = peers.weft.call(() -> {
-                List<Future<Integer>> tasks = new ArrayList<>(YIELD_TASKS);
-                for (int i = 0; i < YIELD_TASKS; i++) {
-                    tasks.add(Io.async(TokioSuite::yieldRepeatedly));
-                }
-                long total = 0;
-                for (Future<Integer> task : tasks) {
-                    total += task.await();
-                }
-                return total;
-            });
+            case "fiber" ->
+                sum = peers.weft.call(() -> {
+                    List<Future<Integer>> tasks = new ArrayList<>(YIELD_TASKS);
+                    for (int i = 0; i < YIELD_TASKS; i++) {
+                        tasks.add(Io.async(TokioSuite::yieldRepeatedly));
+                    }
+                    long total = 0;
+                    for (Future<Integer> task : tasks) {
+                        total += task.await();
+                    }
+                    return total;
+                });
             case "vthread", "floor" -> {
                 List<FutureTask<Integer>> tasks = new ArrayList<>(YIELD_TASKS);
                 for (int i = 0; i < YIELD_TASKS; i++) {
@@ -303,12 +315,14 @@ public class TokioSuite {
     @Benchmark
     public long pingPong() {
         long rounds = switch (peer) {
-            case "fiber" -> peers.weft.call(() -> {
-                TokenTurns turns = new TokenTurns();
-                Future<Integer> ping = Io.async(() -> turns.play(0));
-                Future<Integer> pong = Io.async(() -> turns.play(1));
-                return ping.await() + (long) pong.await();
-            }) / 2;
+            case "fiber" ->
+                peers.weft.call(() -> {
+                            TokenTurns turns = new TokenTurns();
+                            Future<Integer> ping = Io.async(() -> turns.play(0));
+                            Future<Integer> pong = Io.async(() -> turns.play(1));
+                            return ping.await() + (long) pong.await();
+                        })
+                        / 2;
             case "vthread", "floor" -> {
                 ThreadTurns turns = new ThreadTurns();
                 Thread ping = peers.unstartedThread(() -> turns.play(0));
@@ -364,6 +378,7 @@ public class TokioSuite {
     static final class ThreadTurns {
         /** Whose turn it is (0 or 1). Written by the player whose turn ends, read by both. */
         volatile int turn;
+
         final Thread[] players = new Thread[2];
         final int[] played = new int[2];
 
@@ -447,12 +462,13 @@ public class TokioSuite {
 
     private static void virtualChain(Peers peers, int left, CompletableFuture<Integer> done) {
         peers.unstartedThread(() -> {
-            if (left == 1) {
-                done.complete(CHAIN_DEPTH);
-            } else {
-                virtualChain(peers, left - 1, done);
-            }
-        }).start();
+                    if (left == 1) {
+                        done.complete(CHAIN_DEPTH);
+                    } else {
+                        virtualChain(peers, left - 1, done);
+                    }
+                })
+                .start();
     }
 
     private static void executorChain(Executor executor, int left, CompletableFuture<Integer> done) {

@@ -69,7 +69,9 @@ public final class BlockingIo implements Io {
             @Override
             public Thread start(Io io, String name, Runnable body) {
                 Turns turns = ((BlockingIo) io).turns;
-                return turns != null ? turns.start(name, body) : Thread.ofVirtual().name(name).start(body);
+                return turns != null
+                        ? turns.start(name, body)
+                        : Thread.ofVirtual().name(name).start(body);
             }
 
             @Override
@@ -104,6 +106,7 @@ public final class BlockingIo implements Io {
     private final AtomicLong virtualNow;
     /** With a virtual clock, the turns its threads take; null on the real clock. */
     private final Turns turns;
+
     private final Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
 
     /**
@@ -118,22 +121,24 @@ public final class BlockingIo implements Io {
         this.uncaughtExceptionHandler = uncaughtExceptionHandler;
         this.originNanos = System.nanoTime();
         this.virtualNow = virtualClock ? new AtomicLong() : null;
-        this.turns = virtualClock ? new Turns(new Turns.Clock() {
-            @Override
-            public int fireDue() {
-                return BlockingIo.this.fireDue();
-            }
+        this.turns = virtualClock
+                ? new Turns(new Turns.Clock() {
+                    @Override
+                    public int fireDue() {
+                        return BlockingIo.this.fireDue();
+                    }
 
-            @Override
-            public long nextDeadline() {
-                return timers.nextDeadline();
-            }
+                    @Override
+                    public long nextDeadline() {
+                        return timers.nextDeadline();
+                    }
 
-            @Override
-            public void jumpTo(long deadlineMs) {
-                virtualNow.accumulateAndGet(deadlineMs, Math::max);
-            }
-        }) : null;
+                    @Override
+                    public void jumpTo(long deadlineMs) {
+                        virtualNow.accumulateAndGet(deadlineMs, Math::max);
+                    }
+                })
+                : null;
     }
 
     /**

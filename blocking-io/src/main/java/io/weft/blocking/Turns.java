@@ -98,7 +98,9 @@ final class Turns {
             if (token == null || token.isReady()) {
                 return true;
             }
-            return task != null ? task.isCancellationEffective(plainScopes) : plainScopes != null && plainScopes.getAsBoolean();
+            return task != null
+                    ? task.isCancellationEffective(plainScopes)
+                    : plainScopes != null && plainScopes.getAsBoolean();
         }
     }
 
@@ -106,6 +108,7 @@ final class Turns {
     private final Set<Thread> sideThreads = Collections.newSetFromMap(new IdentityHashMap<>());
     /** How many Io.with(io) bodies each thread is inside (they nest, also across Ios). */
     private final Map<Thread, Integer> bindings = new IdentityHashMap<>();
+
     private final Clock clock;
     private Thread holder;
     private int outsiders;

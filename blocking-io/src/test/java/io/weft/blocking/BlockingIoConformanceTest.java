@@ -14,10 +14,15 @@ import org.junit.jupiter.api.Nested;
 /** The whole conformance kit on BlockingIo, on its real clock and on its virtual clock. */
 class BlockingIoConformanceTest {
     static final IoUnderTest REAL_CLOCK = IoUnderTest.inline(BlockingIo::create)
-            .withUncaughtExceptionHandler(h -> BlockingIo.builder().uncaughtExceptionHandler(h).build());
-    static final IoUnderTest VIRTUAL_CLOCK =
-            IoUnderTest.inline(() -> BlockingIo.builder().virtualClock().build()).withVirtualClock()
-                    .withUncaughtExceptionHandler(h -> BlockingIo.builder().virtualClock().uncaughtExceptionHandler(h).build());
+            .withUncaughtExceptionHandler(
+                    h -> BlockingIo.builder().uncaughtExceptionHandler(h).build());
+    static final IoUnderTest VIRTUAL_CLOCK = IoUnderTest.inline(
+                    () -> BlockingIo.builder().virtualClock().build())
+            .withVirtualClock()
+            .withUncaughtExceptionHandler(h -> BlockingIo.builder()
+                    .virtualClock()
+                    .uncaughtExceptionHandler(h)
+                    .build());
 
     /** The kit on the real clock. */
     @Nested

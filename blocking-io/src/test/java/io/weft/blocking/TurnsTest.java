@@ -100,8 +100,16 @@ class TurnsTest {
         List<String> trace = traces.iterator().next();
         // the caller keeps the turn until it first waits; then the sides, in the order they were
         // started; each timer tie goes to the thread that began to wait first
-        assertEquals(List.of("0 main step 0", "0 side 0 step 0", "0 side 1 step 0", "2 side 0 step 1",
-                "3 main step 1", "3 side 1 step 1", "4 side 0 step 2"), trace.subList(0, 7));
+        assertEquals(
+                List.of(
+                        "0 main step 0",
+                        "0 side 0 step 0",
+                        "0 side 1 step 0",
+                        "2 side 0 step 1",
+                        "3 main step 1",
+                        "3 side 1 step 1",
+                        "4 side 0 step 2"),
+                trace.subList(0, 7));
         assertEquals(15, trace.size());
     }
 
@@ -129,11 +137,12 @@ class TurnsTest {
         CountDownLatch done = new CountDownLatch(1);
         AtomicReference<Long> at = new AtomicReference<>();
         // as a subscriber on a plain thread does: only the producer's start is inside Io.with
-        Io.with(io).run(() -> side(io, "producer", () -> {
-            Io.sleep(Duration.ofMillis(5));
-            at.set(io.nowMs());
-            done.countDown();
-        }));
+        Io.with(io)
+                .run(() -> side(io, "producer", () -> {
+                    Io.sleep(Duration.ofMillis(5));
+                    at.set(io.nowMs());
+                    done.countDown();
+                }));
         assertTrue(done.await(10, TimeUnit.SECONDS), io.toString());
         assertEquals(5L, at.get());
     }
@@ -166,16 +175,19 @@ class TurnsTest {
         AtomicReference<String> outcome = new AtomicReference<>();
         AtomicReference<Thread> side = new AtomicReference<>();
         Io.with(io).run(() -> {
-            side.set(side(io, "sleeper", () -> Io.async(() -> {
-                sleeping.set(Io.currentTask().orElseThrow());
-                try {
-                    Io.sleep(Duration.ofHours(1));
-                    outcome.set("slept");
-                } catch (Cancelled expected) {
-                    outcome.set("cancelled at " + io.nowMs());
-                }
-                return null;
-            })));
+            side.set(side(
+                    io,
+                    "sleeper",
+                    () -> Io.async(() -> {
+                        sleeping.set(Io.currentTask().orElseThrow());
+                        try {
+                            Io.sleep(Duration.ofHours(1));
+                            outcome.set("slept");
+                        } catch (Cancelled expected) {
+                            outcome.set("cancelled at " + io.nowMs());
+                        }
+                        return null;
+                    })));
             Io.sleep(Duration.ofMillis(2)); // the sleeper starts its hour-long sleep
             assertNotNull(sleeping.get());
             sleeping.get().cancel();
@@ -210,6 +222,7 @@ class TurnsTest {
             assertEquals(20, io.nowMs());
         }
     }
+
     @Test
     void twoPlainThreadsWithoutSideThreadsBothWakeAsBefore() throws InterruptedException {
         for (int run = 0; run < 200; run++) {
@@ -231,11 +244,12 @@ class TurnsTest {
             BlockingIo io = BlockingIo.builder().virtualClock().build();
             Log log = new Log(io);
             AtomicReference<Thread> sleeper = new AtomicReference<>();
-            Io.with(io).run(() -> sleeper.set(side(io, "sleeper", () -> {
-                log.step("side before");
-                Io.sleep(Duration.ofMillis(10));
-                log.step("side after");
-            })));
+            Io.with(io)
+                    .run(() -> sleeper.set(side(io, "sleeper", () -> {
+                        log.step("side before");
+                        Io.sleep(Duration.ofMillis(10));
+                        log.step("side after");
+                    })));
             // the side thread got the turn when the first body ended; this one waits for it
             Io.with(io).run(() -> {
                 log.step("main");
@@ -248,7 +262,8 @@ class TurnsTest {
         }
         // between its two bodies main is outside the world, so whether the side thread's sleep
         // jumps the clock before main comes back is the JDK's call; either way they never overlap
-        Set<List<String>> legal = Set.of(List.of("0 side before", "0 main", "5 main after", "10 side after"),
+        Set<List<String>> legal = Set.of(
+                List.of("0 side before", "0 main", "5 main after", "10 side after"),
                 List.of("0 side before", "10 side after", "10 main", "15 main after"));
         assertTrue(legal.containsAll(traces), String.valueOf(traces));
     }
@@ -275,7 +290,7 @@ class TurnsTest {
         BlockingIo io = BlockingIo.builder().virtualClock().build();
         AtomicReference<String> outcome = new AtomicReference<>();
         Io.with(io).run(() -> {
-            Thread shortLived = side(io, "short", () -> { });
+            Thread shortLived = side(io, "short", () -> {});
             Io.sleep(Duration.ofMillis(1)); // the side thread runs and ends: the world dissolves
             // main is still inside Io.with, but holds no turn: a plain thread can sleep on the clock
             Thread plain = Thread.ofPlatform().start(() -> Io.with(io).run(() -> Io.sleep(Duration.ofMillis(5))));

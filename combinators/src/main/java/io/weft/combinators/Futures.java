@@ -133,9 +133,10 @@ public final class Futures {
         }
         CompletionException allFailed = new CompletionException("all " + inputs.size() + " inputs failed", null);
         for (Future<? extends T> input : inputs) {
-            allFailed.addSuppressed(input.state() == Future.State.FAILED
-                    ? input.exceptionNow()
-                    : new Cancelled(input + " was cancelled"));
+            allFailed.addSuppressed(
+                    input.state() == Future.State.FAILED
+                            ? input.exceptionNow()
+                            : new Cancelled(input + " was cancelled"));
         }
         throw allFailed;
     }
@@ -392,8 +393,8 @@ public final class Futures {
      * @return the task's future
      * @throws NullPointerException if {@code source} or {@code fn} is null
      */
-    public static <T, R> Future<R> flatMap(Future<? extends T> source,
-            Function<? super T, ? extends Future<? extends R>> fn) {
+    public static <T, R> Future<R> flatMap(
+            Future<? extends T> source, Function<? super T, ? extends Future<? extends R>> fn) {
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(fn, "fn");
         return Io.async(() -> {
@@ -424,8 +425,8 @@ public final class Futures {
      * @return the task's future
      * @throws NullPointerException if an argument is null
      */
-    public static <A, B, R> Future<R> zip(Future<? extends A> a, Future<? extends B> b,
-            BiFunction<? super A, ? super B, ? extends R> combiner) {
+    public static <A, B, R> Future<R> zip(
+            Future<? extends A> a, Future<? extends B> b, BiFunction<? super A, ? super B, ? extends R> combiner) {
         Objects.requireNonNull(a, "a");
         Objects.requireNonNull(b, "b");
         Objects.requireNonNull(combiner, "combiner");

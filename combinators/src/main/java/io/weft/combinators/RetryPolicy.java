@@ -36,8 +36,14 @@ import java.util.random.RandomGenerator;
  * @param random supplies one generator per {@code retry} call (its jitter source)
  * @param retryOn which failures are retried; {@link Cancelled} never is, whatever this says
  */
-public record RetryPolicy(int maxAttempts, Duration initialDelay, double multiplier, Duration maxDelay,
-        double jitter, Supplier<? extends RandomGenerator> random, Predicate<? super Throwable> retryOn) {
+public record RetryPolicy(
+        int maxAttempts,
+        Duration initialDelay,
+        double multiplier,
+        Duration maxDelay,
+        double jitter,
+        Supplier<? extends RandomGenerator> random,
+        Predicate<? super Throwable> retryOn) {
 
     /**
      * Validates the components.

@@ -157,7 +157,10 @@ public final class Scope implements AutoCloseable {
     }
 
     /** The two join policies. */
-    private enum Policy { FAIL_FAST, SUPERVISOR }
+    private enum Policy {
+        FAIL_FAST,
+        SUPERVISOR
+    }
 
     /** The owner's park while it waits for children. */
     private record Joiner(Io io, ParkToken token) {}
@@ -335,8 +338,8 @@ public final class Scope implements AutoCloseable {
                 throw new IllegalStateException("fork after close: " + this);
             }
             if (shutDown || stoppedBy != null) {
-                return Future.failed(new Cancelled("not started: the scope " + (shutDown ? "already failed" : "passed its deadline"),
-                        stoppedBy));
+                return Future.failed(new Cancelled(
+                        "not started: the scope " + (shutDown ? "already failed" : "passed its deadline"), stoppedBy));
             }
             pending.incrementAndGet();
         } finally {
@@ -496,8 +499,8 @@ public final class Scope implements AutoCloseable {
         }
         if (finish()) { // the owner's own Cancelled is on its way: failures nobody saw ride on one of their own
             if (hasUnreported()) {
-                throw (Cancelled) withUnreportedSuppressed(new Cancelled(
-                        "the scope's owner was cancelled; the failures of its children are suppressed"));
+                throw (Cancelled) withUnreportedSuppressed(
+                        new Cancelled("the scope's owner was cancelled; the failures of its children are suppressed"));
             }
             return;
         }
@@ -525,7 +528,8 @@ public final class Scope implements AutoCloseable {
     private boolean firstFailureObserved(Throwable outcome) {
         lock.lock();
         try {
-            return !failures.isEmpty() && failures.getFirst() == outcome
+            return !failures.isEmpty()
+                    && failures.getFirst() == outcome
                     && (seen > 0 || CancelScope.failureObserved(failedChildren.getFirst()));
         } finally {
             lock.unlock();

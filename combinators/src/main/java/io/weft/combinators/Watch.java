@@ -206,8 +206,8 @@ final class Watch {
         }
         for (Future<?> input : inputs) {
             if (input == me) {
-                throw new IllegalStateException(me + " waits for its own future in " + operator
-                        + ": it would never finish");
+                throw new IllegalStateException(
+                        me + " waits for its own future in " + operator + ": it would never finish");
             }
         }
     }

@@ -80,8 +80,8 @@ final class FutureRun<T> implements Sink.BothSubscription {
                     r.close(); // nothing left to deliver: leave nothing on a pending future
                 }
                 try {
-                    subscriber.onError(new IllegalArgumentException(
-                            "Reactive Streams §3.9: request(n) needs n > 0, got " + n));
+                    subscriber.onError(
+                            new IllegalArgumentException("Reactive Streams §3.9: request(n) needs n > 0, got " + n));
                 } catch (RuntimeException | Error e) {
                     Signals.report(io, e); // §3.16: request returns normally
                 }

@@ -112,10 +112,12 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
     private volatile boolean cancelWanted;
     /** Written only by the thread that holds `wip`. */
     private boolean cancelSent;
+
     private final AtomicInteger taken = new AtomicInteger();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     /** The publisher sent onComplete or onError: the subscription is over (§2.4). */
     private volatile boolean upstreamEnded;
+
     private volatile Registration taskBinding;
 
     private Inbox(int prefetch) {

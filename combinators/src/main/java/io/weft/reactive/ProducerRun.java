@@ -230,8 +230,7 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
     @Override
     public void request(long n) {
         if (n <= 0) {
-            stopWith(new IllegalArgumentException(
-                    "Reactive Streams §3.9: request(n) needs n > 0, got " + n));
+            stopWith(new IllegalArgumentException("Reactive Streams §3.9: request(n) needs n > 0, got " + n));
             return;
         }
         if (stop.get() != null) {

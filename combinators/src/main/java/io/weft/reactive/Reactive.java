@@ -71,8 +71,7 @@ public final class Reactive {
     public static <T> WeftPublisher<T> produce(Producer<T> producer) {
         Objects.requireNonNull(producer, "producer");
         Io io = Io.current();
-        return new WeftPublisher<>("producer on " + io,
-                sink -> new ProducerRun<T>(io, producer, sink).start());
+        return new WeftPublisher<>("producer on " + io, sink -> new ProducerRun<T>(io, producer, sink).start());
     }
 
     /**
@@ -171,7 +170,6 @@ public final class Reactive {
         return inbox;
     }
 
-
     /**
      * Waits for {@code publisher}'s first item and cancels the subscription.
      *
@@ -189,7 +187,6 @@ public final class Reactive {
         }
     }
 
-
     /**
      * Waits for {@code publisher} to complete and returns its last item.
      *
@@ -206,7 +203,6 @@ public final class Reactive {
         }
     }
 
-
     /**
      * Waits for {@code publisher} to complete and returns all its items, in order.
      *
@@ -221,7 +217,6 @@ public final class Reactive {
             return all(inbox);
         }
     }
-
 
     static <T> Inbox<T> boundInbox(int prefetch) {
         Inbox<T> inbox = Inbox.withPrefetch(prefetch);

@@ -289,11 +289,19 @@ class ChannelConcurrencyTest {
                     int base = s * 1000;
                     // A sender's sent items are a prefix of its sequence; the close refused the next
                     // one (reported to the hook) unless the sender had sent all 50.
-                    List<Integer> itsSent = sent.stream().filter(x -> x / 1000 == base / 1000).toList();
-                    List<Integer> itsUndelivered = undelivered.stream().filter(x -> x / 1000 == base / 1000).toList();
+                    List<Integer> itsSent =
+                            sent.stream().filter(x -> x / 1000 == base / 1000).toList();
+                    List<Integer> itsUndelivered = undelivered.stream()
+                            .filter(x -> x / 1000 == base / 1000)
+                            .toList();
                     int k = itsSent.size();
-                    assertEquals(IntStream.range(base, base + k).boxed().toList(), itsSent, "round " + round + ", sender " + s);
-                    assertEquals(k < 50 ? List.of(base + k) : List.of(), itsUndelivered,
+                    assertEquals(
+                            IntStream.range(base, base + k).boxed().toList(),
+                            itsSent,
+                            "round " + round + ", sender " + s);
+                    assertEquals(
+                            k < 50 ? List.of(base + k) : List.of(),
+                            itsUndelivered,
                             "round " + round + ", sender " + s + ": the item the close refused");
                 }
             }
@@ -392,8 +400,7 @@ class ChannelConcurrencyTest {
 
     @ParameterizedTest(name = "{0}: {1} producers x {2} consumers, capacity {3}")
     @MethodSource("mpmc")
-    void everyItemIsReceivedExactlyOnceInEachProducersOrder(
-            Ios.Kind kind, int producers, int consumers, int capacity) {
+    void everyItemIsReceivedExactlyOnceInEachProducersOrder(Ios.Kind kind, int producers, int consumers, int capacity) {
         runMpmc(kind, producers, consumers, capacity, 25_000);
     }
 
@@ -448,8 +455,9 @@ class ChannelConcurrencyTest {
                     seen[x] = true;
                     int producer = x / perProducer;
                     int index = x % perProducer;
-                    assertTrue(index > last[producer], "producer " + producer + "'s items out of order: "
-                            + index + " after " + last[producer]);
+                    assertTrue(
+                            index > last[producer],
+                            "producer " + producer + "'s items out of order: " + index + " after " + last[producer]);
                     last[producer] = index;
                     total++;
                 }

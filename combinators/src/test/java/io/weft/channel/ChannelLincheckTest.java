@@ -15,12 +15,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
-import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.StressOptions;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -156,10 +156,13 @@ public class ChannelLincheckTest {
         ModelThreads.explore(() -> {
             Channel<Integer> ch = Channel.bounded(1);
             int[] got = new int[1];
-            return Round.of(() -> {
-                assertEquals(7, got[0]);
-                assertNull(ch.tryReceive());
-            }, () -> got[0] = ch.receive(), () -> ch.send(7));
+            return Round.of(
+                    () -> {
+                        assertEquals(7, got[0]);
+                        assertNull(ch.tryReceive());
+                    },
+                    () -> got[0] = ch.receive(),
+                    () -> ch.send(7));
         });
     }
 
@@ -169,13 +172,17 @@ public class ChannelLincheckTest {
         ModelThreads.explore(() -> {
             Channel<Integer> ch = Channel.bounded(1);
             ConcurrentLinkedQueue<Integer> got = new ConcurrentLinkedQueue<>();
-            return Round.of(() -> {
-                assertEquals(List.of(1, 2), sorted(got));
-                assertNull(ch.tryReceive());
-            }, () -> got.add(ch.receive()), () -> got.add(ch.receive()), () -> {
-                ch.send(1);
-                ch.send(2);
-            });
+            return Round.of(
+                    () -> {
+                        assertEquals(List.of(1, 2), sorted(got));
+                        assertNull(ch.tryReceive());
+                    },
+                    () -> got.add(ch.receive()),
+                    () -> got.add(ch.receive()),
+                    () -> {
+                        ch.send(1);
+                        ch.send(2);
+                    });
         });
     }
 
@@ -186,10 +193,13 @@ public class ChannelLincheckTest {
             Channel<Integer> ch = Channel.bounded(1);
             ch.send(1);
             int[] got = new int[1];
-            return Round.of(() -> {
-                assertEquals(1, got[0], "FIFO: the buffered item first");
-                assertEquals(2, ch.tryReceive(), "the waiting sender's item is in");
-            }, () -> ch.send(2), () -> got[0] = ch.receive());
+            return Round.of(
+                    () -> {
+                        assertEquals(1, got[0], "FIFO: the buffered item first");
+                        assertEquals(2, ch.tryReceive(), "the waiting sender's item is in");
+                    },
+                    () -> ch.send(2),
+                    () -> got[0] = ch.receive());
         });
     }
 
@@ -202,29 +212,33 @@ public class ChannelLincheckTest {
             Channel<Integer> full = Channel.bounded(1, undelivered::add);
             full.send(1);
             String[] outcome = new String[2];
-            return Round.of(() -> {
-                assertEquals("closed", outcome[0]);
-                assertEquals("closed", outcome[1]);
-                assertEquals(List.of(2), undelivered, "the waiting sender's item went to the hook");
-                assertEquals(1, full.tryReceive(), "what was buffered before the close still drains");
-            }, () -> {
-                try {
-                    empty.receive();
-                    outcome[0] = "received";
-                } catch (ChannelClosed e) {
-                    outcome[0] = "closed";
-                }
-            }, () -> {
-                try {
-                    full.send(2);
-                    outcome[1] = "sent";
-                } catch (ChannelClosed e) {
-                    outcome[1] = "closed";
-                }
-            }, () -> {
-                empty.close();
-                full.close();
-            });
+            return Round.of(
+                    () -> {
+                        assertEquals("closed", outcome[0]);
+                        assertEquals("closed", outcome[1]);
+                        assertEquals(List.of(2), undelivered, "the waiting sender's item went to the hook");
+                        assertEquals(1, full.tryReceive(), "what was buffered before the close still drains");
+                    },
+                    () -> {
+                        try {
+                            empty.receive();
+                            outcome[0] = "received";
+                        } catch (ChannelClosed e) {
+                            outcome[0] = "closed";
+                        }
+                    },
+                    () -> {
+                        try {
+                            full.send(2);
+                            outcome[1] = "sent";
+                        } catch (ChannelClosed e) {
+                            outcome[1] = "closed";
+                        }
+                    },
+                    () -> {
+                        empty.close();
+                        full.close();
+                    });
         });
     }
 
@@ -234,21 +248,24 @@ public class ChannelLincheckTest {
         ModelThreads.explore(() -> {
             Channel<Integer> ch = Channel.bounded(1);
             Object[] outcome = new Object[1];
-            return Round.of(() -> {
-                if (outcome[0] instanceof Integer item) {
-                    assertEquals(5, item);
-                    assertNull(ch.tryReceive());
-                } else {
-                    assertEquals("timed out", outcome[0]);
-                    assertEquals(5, ch.tryReceive(), "a timed-out receive consumed nothing");
-                }
-            }, () -> {
-                try {
-                    outcome[0] = ch.receive(Duration.ofMillis(1));
-                } catch (TimedOut e) {
-                    outcome[0] = "timed out";
-                }
-            }, () -> ch.send(5));
+            return Round.of(
+                    () -> {
+                        if (outcome[0] instanceof Integer item) {
+                            assertEquals(5, item);
+                            assertNull(ch.tryReceive());
+                        } else {
+                            assertEquals("timed out", outcome[0]);
+                            assertEquals(5, ch.tryReceive(), "a timed-out receive consumed nothing");
+                        }
+                    },
+                    () -> {
+                        try {
+                            outcome[0] = ch.receive(Duration.ofMillis(1));
+                        } catch (TimedOut e) {
+                            outcome[0] = "timed out";
+                        }
+                    },
+                    () -> ch.send(5));
         });
     }
 
@@ -262,18 +279,23 @@ public class ChannelLincheckTest {
             Task<Integer> cancelled = Task.spawned(io, () -> record(ch.receive(), taken));
             Task<Integer> other = Task.spawned(io, () -> record(ch.receive(), taken));
             boolean[] cancelReturned = new boolean[1];
-            return Round.of(() -> {
-                assertTrue(cancelled.isDone() && other.isDone(), cancelled + ", " + other);
-                if (cancelReturned[0]) {
-                    assertEquals(Future.State.CANCELLED, cancelled.state());
-                }
-                // The second receiver ends with the item or, at the close, with ChannelClosed: it
-                // must not stay parked on a wake-up the cancelled one swallowed (that is a hang).
-                assertEquals(List.of(9), List.copyOf(taken), "the item was received exactly once");
-            }, cancelled::run, other::run, () -> cancelReturned[0] = cancelled.cancel(), () -> {
-                ch.send(9);
-                ch.close();
-            });
+            return Round.of(
+                    () -> {
+                        assertTrue(cancelled.isDone() && other.isDone(), cancelled + ", " + other);
+                        if (cancelReturned[0]) {
+                            assertEquals(Future.State.CANCELLED, cancelled.state());
+                        }
+                        // The second receiver ends with the item or, at the close, with ChannelClosed: it
+                        // must not stay parked on a wake-up the cancelled one swallowed (that is a hang).
+                        assertEquals(List.of(9), List.copyOf(taken), "the item was received exactly once");
+                    },
+                    cancelled::run,
+                    other::run,
+                    () -> cancelReturned[0] = cancelled.cancel(),
+                    () -> {
+                        ch.send(9);
+                        ch.close();
+                    });
         });
     }
 

@@ -82,26 +82,30 @@ class ChannelPlainThreadsTest {
         List<CompletableFuture<Void>> sending = new ArrayList<>();
         for (int p = 0; p < producers; p++) {
             int base = p * perProducer;
-            sending.add(CompletableFuture.runAsync(() -> Io.with(io).run(() -> {
-                for (int i = 0; i < perProducer; i++) {
-                    channel.send(base + i);
-                }
-            }), r -> Thread.ofPlatform().start(r)));
+            sending.add(CompletableFuture.runAsync(
+                    () -> Io.with(io).run(() -> {
+                        for (int i = 0; i < perProducer; i++) {
+                            channel.send(base + i);
+                        }
+                    }),
+                    r -> Thread.ofPlatform().start(r)));
         }
         List<CompletableFuture<Integer>> receiving = new ArrayList<>();
         for (int c = 0; c < consumers; c++) {
-            receiving.add(CompletableFuture.supplyAsync(() -> Io.with(io).call(() -> {
-                int count = 0;
-                int[] last = new int[producers];
-                java.util.Arrays.fill(last, -1);
-                for (int x : channel) {
-                    assertTrue(seen.putIfAbsent(x, true) == null, "duplicate " + x);
-                    assertTrue(x % perProducer > last[x / perProducer], "out of order " + x);
-                    last[x / perProducer] = x % perProducer;
-                    count++;
-                }
-                return count;
-            }), r -> Thread.ofPlatform().start(r)));
+            receiving.add(CompletableFuture.supplyAsync(
+                    () -> Io.with(io).call(() -> {
+                        int count = 0;
+                        int[] last = new int[producers];
+                        java.util.Arrays.fill(last, -1);
+                        for (int x : channel) {
+                            assertTrue(seen.putIfAbsent(x, true) == null, "duplicate " + x);
+                            assertTrue(x % perProducer > last[x / perProducer], "out of order " + x);
+                            last[x / perProducer] = x % perProducer;
+                            count++;
+                        }
+                        return count;
+                    }),
+                    r -> Thread.ofPlatform().start(r)));
         }
         for (CompletableFuture<Void> f : sending) {
             f.get(30, TimeUnit.SECONDS);

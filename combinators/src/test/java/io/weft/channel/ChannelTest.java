@@ -31,12 +31,13 @@ class ChannelTest {
             List<Integer> received = opened.call(() -> {
                 Channel<Integer> channel = Channel.bounded(8);
                 Io.async(() -> {
-                    for (int i = 0; i < 8; i++) {
-                        channel.send(i);
-                    }
-                    channel.close();
-                    return null;
-                }).await();
+                            for (int i = 0; i < 8; i++) {
+                                channel.send(i);
+                            }
+                            channel.close();
+                            return null;
+                        })
+                        .await();
                 List<Integer> out = new ArrayList<>();
                 for (int item : channel) {
                     out.add(item);
@@ -173,8 +174,14 @@ class ChannelTest {
     @Test
     void nullItemsAreRejected() {
         Channel<String> channel = Channel.bounded(1);
-        assertEquals("item", assertThrows(NullPointerException.class, () -> channel.send(null)).getMessage());
-        assertEquals("item", assertThrows(NullPointerException.class, () -> channel.trySend(null)).getMessage());
+        assertEquals(
+                "item",
+                assertThrows(NullPointerException.class, () -> channel.send(null))
+                        .getMessage());
+        assertEquals(
+                "item",
+                assertThrows(NullPointerException.class, () -> channel.trySend(null))
+                        .getMessage());
         assertNull(channel.tryReceive(), "nothing was enqueued");
     }
 
@@ -184,7 +191,9 @@ class ChannelTest {
         assertTrue(zero.getMessage().contains("capacity"), zero.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Channel.bounded(-5));
         assertThrows(IllegalArgumentException.class, () -> Channel.bounded(0, item -> {}));
-        assertEquals("onUndelivered",
-                assertThrows(NullPointerException.class, () -> Channel.bounded(1, null)).getMessage());
+        assertEquals(
+                "onUndelivered",
+                assertThrows(NullPointerException.class, () -> Channel.bounded(1, null))
+                        .getMessage());
     }
 }

@@ -89,7 +89,8 @@ class ChannelTimedReceiveTest {
     void anItemSentWhileWaitingIsReturnedBeforeTheDeadline(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
             Channel<String> channel = Channel.bounded(1);
-            Future<String> receiver = Io.with(opened.io()).call(() -> Io.async(() -> channel.receive(Duration.ofDays(1))));
+            Future<String> receiver =
+                    Io.with(opened.io()).call(() -> Io.async(() -> channel.receive(Duration.ofDays(1))));
             await().atMost(PATIENCE).pollInterval(Duration.ofMillis(1)).until(() -> channel.waitingReceivers() == 1);
             channel.trySend("in time");
             assertEquals("in time", receiver.await());
@@ -101,7 +102,8 @@ class ChannelTimedReceiveTest {
     void aCancelledTimedReceiveLeavesNothingBehind(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
             Channel<String> channel = Channel.bounded(1);
-            Future<String> receiver = Io.with(opened.io()).call(() -> Io.async(() -> channel.receive(Duration.ofDays(1))));
+            Future<String> receiver =
+                    Io.with(opened.io()).call(() -> Io.async(() -> channel.receive(Duration.ofDays(1))));
             await().atMost(PATIENCE).pollInterval(Duration.ofMillis(1)).until(() -> channel.waitingReceivers() == 1);
             receiver.cancel();
             assertThrows(Cancelled.class, receiver::await);
@@ -146,7 +148,8 @@ class ChannelTimedReceiveTest {
                         List<Integer> got = new ArrayList<>();
                         while (true) {
                             try {
-                                got.add(channel.receive(Duration.ofNanos(ThreadLocalRandom.current().nextLong(1, 2_000_000))));
+                                got.add(channel.receive(Duration.ofNanos(
+                                        ThreadLocalRandom.current().nextLong(1, 2_000_000))));
                             } catch (TimedOut again) {
                                 // try again
                             } catch (ChannelClosed end) {

@@ -32,7 +32,7 @@ class ChannelWakeUpChainTest {
     void aWakeUpSpentOnAnUnpublishedSlotIsPassedOn() throws InterruptedException {
         CountDownLatch claimed = new CountDownLatch(1);
         CountDownLatch publish = new CountDownLatch(1);
-        Channel<Integer> channel = new Channel<>(2, item -> { }, position -> {
+        Channel<Integer> channel = new Channel<>(2, item -> {}, position -> {
             if (position == 0) {
                 claimed.countDown();
                 awaitQuietly(publish);
@@ -58,7 +58,7 @@ class ChannelWakeUpChainTest {
     void everyParkedReceiverSeesACloseThatRacedAnUnpublishedSend() throws InterruptedException {
         CountDownLatch claimed = new CountDownLatch(1);
         CountDownLatch publish = new CountDownLatch(1);
-        Channel<Integer> channel = new Channel<>(2, item -> { }, position -> {
+        Channel<Integer> channel = new Channel<>(2, item -> {}, position -> {
             claimed.countDown();
             awaitQuietly(publish);
         });

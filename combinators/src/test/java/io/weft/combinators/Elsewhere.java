@@ -18,16 +18,19 @@ final class Elsewhere<T> {
     private final AtomicReference<Future<?>> task = new AtomicReference<>();
     /** The thread running the task's body: the helper thread under an inline Io, else a fiber. */
     private final AtomicReference<Thread> runner = new AtomicReference<>();
+
     private final CompletableFuture<Object> outcome = new CompletableFuture<>(); // value or Throwable
 
     private Elsewhere(Io io, Callable<T> body) {
         Thread.ofPlatform().daemon().name("elsewhere").start(() -> {
             try {
-                outcome.complete(Io.with(io).call(() -> Io.async(() -> {
-                    runner.set(Thread.currentThread());
-                    task.set(Io.currentTask().orElseThrow());
-                    return body.call();
-                }).await()));
+                outcome.complete(Io.with(io)
+                        .call(() -> Io.async(() -> {
+                                    runner.set(Thread.currentThread());
+                                    task.set(Io.currentTask().orElseThrow());
+                                    return body.call();
+                                })
+                                .await()));
             } catch (Throwable t) {
                 outcome.complete(t); // not completeExceptionally: CF would unwrap or cancel
             }
@@ -51,7 +54,10 @@ final class Elsewhere<T> {
      * the body finished instead.
      */
     void awaitParkedIn(Class<?> owner, String method) {
-        Awaitility.await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2))
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(2))
                 .until(() -> {
                     if (outcome.isDone()) {
                         throw new AssertionError("the body finished instead of parking in " + owner.getSimpleName()

@@ -13,7 +13,8 @@ final class Kinds {
      * clock, or a scheduling Io (where the sleeper is cancelled at the deadline).
      */
     static Stream<Named<Ios.Kind>> timed() {
-        return Ios.all().filter(k -> k.getPayload().virtualClock() || !k.getPayload().inline());
+        return Ios.all()
+                .filter(k -> k.getPayload().virtualClock() || !k.getPayload().inline());
     }
 
     /**

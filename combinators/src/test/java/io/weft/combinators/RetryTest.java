@@ -27,7 +27,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 class RetryTest {
 
     private static RetryPolicy noJitter(int attempts) {
-        return RetryPolicy.builder().maxAttempts(attempts).initialDelay(Duration.ofMillis(100)).multiplier(2).build();
+        return RetryPolicy.builder()
+                .maxAttempts(attempts)
+                .initialDelay(Duration.ofMillis(100))
+                .multiplier(2)
+                .build();
     }
 
     @ParameterizedTest
@@ -61,12 +65,18 @@ class RetryTest {
     void maxDelayCapsTheBackoff(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
             List<Long> times = new CopyOnWriteArrayList<>();
-            RetryPolicy policy = RetryPolicy.builder().maxAttempts(5).initialDelay(Duration.ofMillis(100))
-                    .multiplier(3).maxDelay(Duration.ofMillis(250)).build();
-            assertThrows(IllegalStateException.class, () -> opened.call(() -> Futures.retry(policy, () -> {
-                times.add(Io.current().nowMs());
-                throw new IllegalStateException("never");
-            })));
+            RetryPolicy policy = RetryPolicy.builder()
+                    .maxAttempts(5)
+                    .initialDelay(Duration.ofMillis(100))
+                    .multiplier(3)
+                    .maxDelay(Duration.ofMillis(250))
+                    .build();
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> opened.call(() -> Futures.retry(policy, () -> {
+                        times.add(Io.current().nowMs());
+                        throw new IllegalStateException("never");
+                    })));
             assertEquals(List.of(0L, 100L, 350L, 600L, 850L), times);
         }
     }
@@ -76,9 +86,13 @@ class RetryTest {
     void theLastFailureIsThrownWithTheEarlierOnesSuppressed(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
             AtomicInteger attempt = new AtomicInteger();
-            RetryPolicy quick = RetryPolicy.builder().maxAttempts(3).initialDelay(Duration.ofMillis(1)).build();
-            IllegalStateException last = assertThrows(IllegalStateException.class, () -> opened.call(
-                    () -> Futures.retry(quick, () -> {
+            RetryPolicy quick = RetryPolicy.builder()
+                    .maxAttempts(3)
+                    .initialDelay(Duration.ofMillis(1))
+                    .build();
+            IllegalStateException last = assertThrows(
+                    IllegalStateException.class,
+                    () -> opened.call(() -> Futures.retry(quick, () -> {
                         throw new IllegalStateException("attempt " + attempt.incrementAndGet());
                     })));
             assertEquals("attempt 3", last.getMessage());
@@ -93,17 +107,24 @@ class RetryTest {
         try (Ios.Opened opened = Ios.open(kind)) {
             AtomicInteger attempts = new AtomicInteger();
             IOException io = new IOException("io");
-            RetryPolicy onlyIo = RetryPolicy.builder().maxAttempts(5).initialDelay(Duration.ofMillis(1))
-                    .retryOn(failure -> failure instanceof IOException).build();
-            CompletionException wrapped = assertThrows(CompletionException.class, () -> opened.call(
-                    () -> Futures.retry(RetryPolicy.builder().maxAttempts(1).build(), () -> {
-                        throw io;
-                    })));
+            RetryPolicy onlyIo = RetryPolicy.builder()
+                    .maxAttempts(5)
+                    .initialDelay(Duration.ofMillis(1))
+                    .retryOn(failure -> failure instanceof IOException)
+                    .build();
+            CompletionException wrapped = assertThrows(
+                    CompletionException.class,
+                    () -> opened.call(() ->
+                            Futures.retry(RetryPolicy.builder().maxAttempts(1).build(), () -> {
+                                throw io;
+                            })));
             assertSame(io, wrapped.getCause());
-            assertThrows(IllegalStateException.class, () -> opened.call(() -> Futures.retry(onlyIo, () -> {
-                attempts.incrementAndGet();
-                throw new IllegalStateException("not retryable");
-            })));
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> opened.call(() -> Futures.retry(onlyIo, () -> {
+                        attempts.incrementAndGet();
+                        throw new IllegalStateException("not retryable");
+                    })));
             assertEquals(1, attempts.get());
         }
     }
@@ -113,11 +134,16 @@ class RetryTest {
     void aCancelledBodyStopsTheRetries(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
             AtomicInteger attempts = new AtomicInteger();
-            RetryPolicy everything = RetryPolicy.builder().maxAttempts(5).retryOn(failure -> true).build();
-            assertThrows(Cancelled.class, () -> opened.call(() -> Futures.retry(everything, () -> {
-                attempts.incrementAndGet();
-                throw new Cancelled("stop");
-            })));
+            RetryPolicy everything = RetryPolicy.builder()
+                    .maxAttempts(5)
+                    .retryOn(failure -> true)
+                    .build();
+            assertThrows(
+                    Cancelled.class,
+                    () -> opened.call(() -> Futures.retry(everything, () -> {
+                        attempts.incrementAndGet();
+                        throw new Cancelled("stop");
+                    })));
             assertEquals(1, attempts.get());
         }
     }
@@ -127,12 +153,17 @@ class RetryTest {
     void cancellingTheCallerDuringBackoffStopsTheRetries(Ios.Kind kind) throws Exception {
         try (Ios.Opened opened = Ios.open(kind)) {
             AtomicInteger attempts = new AtomicInteger();
-            RetryPolicy slow = RetryPolicy.builder().maxAttempts(3).initialDelay(Duration.ofHours(1))
-                    .maxDelay(Duration.ofHours(2)).build();
-            Elsewhere<Object> caller = Elsewhere.start(opened.io(), () -> Futures.retry(slow, () -> {
-                attempts.incrementAndGet();
-                throw new IllegalStateException("fails");
-            }));
+            RetryPolicy slow = RetryPolicy.builder()
+                    .maxAttempts(3)
+                    .initialDelay(Duration.ofHours(1))
+                    .maxDelay(Duration.ofHours(2))
+                    .build();
+            Elsewhere<Object> caller = Elsewhere.start(
+                    opened.io(),
+                    () -> Futures.retry(slow, () -> {
+                        attempts.incrementAndGet();
+                        throw new IllegalStateException("fails");
+                    }));
             caller.awaitParkedIn(Futures.class, "retry");
             caller.task().cancel();
             assertInstanceOf(Cancelled.class, caller.outcome());
@@ -142,8 +173,12 @@ class RetryTest {
 
     @Test
     void jitterStaysWithinItsFractionAndIsDeterministicForASeed() {
-        RetryPolicy policy = RetryPolicy.builder().initialDelay(Duration.ofMillis(100)).multiplier(2)
-                .jitter(0.5).seed(42).build();
+        RetryPolicy policy = RetryPolicy.builder()
+                .initialDelay(Duration.ofMillis(100))
+                .multiplier(2)
+                .jitter(0.5)
+                .seed(42)
+                .build();
         long[] first = new long[6];
         long[] second = new long[6];
         SplittableRandom a = (SplittableRandom) policy.random().get();
@@ -161,15 +196,31 @@ class RetryTest {
 
     @Test
     void invalidPoliciesAreRejected() {
-        assertThrows(IllegalArgumentException.class, () -> RetryPolicy.builder().maxAttempts(0).build());
-        assertThrows(IllegalArgumentException.class, () -> RetryPolicy.builder().multiplier(0.5).build());
-        assertThrows(IllegalArgumentException.class, () -> RetryPolicy.builder().jitter(1.5).build());
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> RetryPolicy.builder().maxAttempts(0).build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> RetryPolicy.builder().multiplier(0.5).build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> RetryPolicy.builder().jitter(1.5).build());
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> RetryPolicy.builder().initialDelay(Duration.ofMillis(-1)).build());
-        assertThrows(IllegalArgumentException.class, () -> RetryPolicy.builder()
-                .initialDelay(Duration.ofSeconds(2)).maxDelay(Duration.ofSeconds(1)).build());
-        assertEquals("policy", assertThrows(NullPointerException.class, () -> Futures.retry(null, () -> 1)).getMessage());
-        assertEquals("body", assertThrows(NullPointerException.class,
-                () -> Futures.retry(noJitter(1), null)).getMessage());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> RetryPolicy.builder()
+                        .initialDelay(Duration.ofSeconds(2))
+                        .maxDelay(Duration.ofSeconds(1))
+                        .build());
+        assertEquals(
+                "policy",
+                assertThrows(NullPointerException.class, () -> Futures.retry(null, () -> 1))
+                        .getMessage());
+        assertEquals(
+                "body",
+                assertThrows(NullPointerException.class, () -> Futures.retry(noJitter(1), null))
+                        .getMessage());
     }
 }

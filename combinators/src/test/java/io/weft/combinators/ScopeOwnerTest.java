@@ -108,11 +108,13 @@ class ScopeOwnerTest {
     void theBlockFormTurnsTheOwnersCancellationIntoTheFailureItself(Ios.Kind kind) {
         IllegalStateException boom = new IllegalStateException("boom");
         try (Ios.Opened opened = Ios.open(kind)) {
-            RuntimeException out = opened.call(() -> assertThrows(RuntimeException.class, () -> Scope.call(scope -> {
-                scope.fork(() -> fail(boom));
-                Io.sleep(HOUR);
-                return "never";
-            })));
+            RuntimeException out = opened.call(() -> assertThrows(
+                    RuntimeException.class,
+                    () -> Scope.call(scope -> {
+                        scope.fork(() -> fail(boom));
+                        Io.sleep(HOUR);
+                        return "never";
+                    })));
             assertSame(boom, out);
         }
     }
@@ -123,11 +125,15 @@ class ScopeOwnerTest {
         IllegalStateException boom = new IllegalStateException("boom");
         try (Ios.Opened opened = Ios.open(kind)) {
             String after = opened.call(() -> {
-                assertSame(boom, assertThrows(IllegalStateException.class, () -> Scope.call(scope -> {
-                    scope.fork(() -> fail(boom));
-                    Io.sleep(HOUR);
-                    return null;
-                })));
+                assertSame(
+                        boom,
+                        assertThrows(
+                                IllegalStateException.class,
+                                () -> Scope.call(scope -> {
+                                    scope.fork(() -> fail(boom));
+                                    Io.sleep(HOUR);
+                                    return null;
+                                })));
                 Io.checkpoint();
                 Io.sleep(Duration.ofMillis(1));
                 Io.yield();
@@ -254,16 +260,18 @@ class ScopeOwnerTest {
         IllegalStateException boom = new IllegalStateException("boom");
         List<String> trace = new CopyOnWriteArrayList<>();
         try (Ios.Opened opened = Ios.open(kind)) {
-            RuntimeException out = opened.call(() -> assertThrows(RuntimeException.class, () -> Scope.call(scope -> {
-                scope.fork(() -> fail(boom));
-                Io.shield(() -> {
-                    Io.sleep(Duration.ofMillis(20)); // not cut short by the scope
-                    trace.add("shielded sleep done");
-                });
-                Io.sleep(HOUR);
-                trace.add("never");
-                return null;
-            })));
+            RuntimeException out = opened.call(() -> assertThrows(
+                    RuntimeException.class,
+                    () -> Scope.call(scope -> {
+                        scope.fork(() -> fail(boom));
+                        Io.shield(() -> {
+                            Io.sleep(Duration.ofMillis(20)); // not cut short by the scope
+                            trace.add("shielded sleep done");
+                        });
+                        Io.sleep(HOUR);
+                        trace.add("never");
+                        return null;
+                    })));
             assertSame(boom, out);
             assertEquals(List.of("shielded sleep done"), trace);
         }
@@ -302,27 +310,30 @@ class ScopeOwnerTest {
         IllegalStateException boom = new IllegalStateException("outer");
         AtomicReference<Throwable> fromInner = new AtomicReference<>();
         try (Ios.Opened opened = Ios.open(kind)) {
-            RuntimeException out = opened.call(() -> assertThrows(RuntimeException.class, () -> Scope.call(outer -> {
-                outer.fork(() -> {
-                    Io.sleep(Duration.ofMillis(10));
-                    return fail(boom);
-                });
-                try {
-                    return Scope.call(inner -> {
-                        inner.fork(() -> {
-                            Io.sleep(Duration.ofMillis(5));
-                            return null;
+            RuntimeException out = opened.call(() -> assertThrows(
+                    RuntimeException.class,
+                    () -> Scope.call(outer -> {
+                        outer.fork(() -> {
+                            Io.sleep(Duration.ofMillis(10));
+                            return fail(boom);
                         });
-                        Io.sleep(HOUR);
-                        return null;
-                    });
-                } catch (Throwable t) {
-                    fromInner.set(t);
-                    throw t;
-                }
-            })));
+                        try {
+                            return Scope.call(inner -> {
+                                inner.fork(() -> {
+                                    Io.sleep(Duration.ofMillis(5));
+                                    return null;
+                                });
+                                Io.sleep(HOUR);
+                                return null;
+                            });
+                        } catch (Throwable t) {
+                            fromInner.set(t);
+                            throw t;
+                        }
+                    })));
             assertSame(boom, out);
-            Cancelled inner = assertInstanceOf(Cancelled.class, fromInner.get(), "the inner scope passes the outer cancellation on");
+            Cancelled inner = assertInstanceOf(
+                    Cancelled.class, fromInner.get(), "the inner scope passes the outer cancellation on");
             assertSame(boom, inner.getCause());
         }
     }
@@ -433,13 +444,14 @@ class ScopeOwnerTest {
             CompletionException out = opened.call(() -> assertThrows(CompletionException.class, () -> {
                 try (Scope scope = Scope.open()) {
                     Future<Object> failing = scope.fork(() -> fail(boom));
-                    Future<Object> watcher = Io.async(() -> { // not the owner, not in the scope
-                        try {
-                            return failing.await();
-                        } catch (IllegalStateException e) {
-                            return e;
-                        }
-                    });
+                    Future<Object> watcher = Io.async(
+                            () -> { // not the owner, not in the scope
+                                try {
+                                    return failing.await();
+                                } catch (IllegalStateException e) {
+                                    return e;
+                                }
+                            });
                     // shielded: the owner's own suspend point never tells it of the failure
                     watcherGot.set(Io.shield(() -> watcher.await()));
                 }
@@ -457,19 +469,22 @@ class ScopeOwnerTest {
         IllegalStateException boom = new IllegalStateException("boom");
         BlockingIo io = BlockingIo.builder().virtualClock().build();
         AtomicReference<Cancelled> childGot = new AtomicReference<>();
-        CompletionException out = Io.with(io).call(() -> Io.async(() -> assertThrows(CompletionException.class, () -> {
-            try (Scope scope = Scope.open()) {
-                scope.fork(() -> fail(boom));
-                Io.async(() -> {
-                    try {
-                        Io.sleep(HOUR);
-                    } catch (Cancelled swallowed) {
-                        childGot.set(swallowed); // an inline child's business
-                    }
-                    return null;
-                }).await();
-            }
-        })).await());
+        CompletionException out = Io.with(io)
+                .call(() -> Io.async(() -> assertThrows(CompletionException.class, () -> {
+                            try (Scope scope = Scope.open()) {
+                                scope.fork(() -> fail(boom));
+                                Io.async(() -> {
+                                            try {
+                                                Io.sleep(HOUR);
+                                            } catch (Cancelled swallowed) {
+                                                childGot.set(swallowed); // an inline child's business
+                                            }
+                                            return null;
+                                        })
+                                        .await();
+                            }
+                        }))
+                        .await());
         assertSame(boom, childGot.get().getCause(), "the inline child was stopped by the owner's scope");
         assertSame(boom, out.getCause());
         assertEquals(0, io.nowMs(), "nobody slept");
@@ -479,12 +494,15 @@ class ScopeOwnerTest {
     void anInlineChildThatUnwrapsTheCancelledDoesNotBreakClose() {
         IllegalStateException boom = new IllegalStateException("boom");
         BlockingIo io = BlockingIo.builder().virtualClock().build();
-        RuntimeException out = Io.with(io).call(() -> Io.async(() -> assertThrows(RuntimeException.class, () -> {
-            try (Scope scope = Scope.open()) {
-                scope.fork(() -> fail(boom));
-                Io.async(ScopeOwnerTest::sleepAndUnwrapWhatStopsIt).await(); // boom, which the await rethrows
-            }
-        })).await());
+        RuntimeException out = Io.with(io)
+                .call(() -> Io.async(() -> assertThrows(RuntimeException.class, () -> {
+                            try (Scope scope = Scope.open()) {
+                                scope.fork(() -> fail(boom));
+                                Io.async(ScopeOwnerTest::sleepAndUnwrapWhatStopsIt)
+                                        .await(); // boom, which the await rethrows
+                            }
+                        }))
+                        .await());
         assertSame(boom, out, "not an IllegalArgumentException of self-suppression");
         assertCarriesOneWrapperOfItself(boom);
     }
@@ -497,12 +515,13 @@ class ScopeOwnerTest {
             RuntimeException out = opened.call(() -> assertThrows(RuntimeException.class, () -> {
                 try (Scope scope = Scope.open()) {
                     scope.fork(() -> fail(boom));
-                    List<Throwable> failures = Io.shield(() -> { // not told at a suspend point
-                        while (scope.failures().isEmpty()) {
-                            Io.sleep(Duration.ofMillis(1));
-                        }
-                        return scope.failures();
-                    });
+                    List<Throwable> failures = Io.shield(
+                            () -> { // not told at a suspend point
+                                while (scope.failures().isEmpty()) {
+                                    Io.sleep(Duration.ofMillis(1));
+                                }
+                                return scope.failures();
+                            });
                     throw (RuntimeException) failures.getFirst();
                 }
             }));
@@ -520,16 +539,19 @@ class ScopeOwnerTest {
         CompletableFuture<String> never = new CompletableFuture<>();
         try (FiberIo fibers = FiberIo.builder().workers(2).build()) {
             CompletableFuture<Void> parked = new CompletableFuture<>();
-            Future<Object> owner = Io.with(fibers).call(() -> Io.async(() -> Scope.call(scope -> {
-                scope.fork(() -> {
-                    Future.from(parked).await(); // fail once the inline child is on its way to park
-                    return fail(boom);
-                });
-                return Io.with(inline).call(() -> Io.async(() -> {
-                    parked.complete(null);
-                    return Future.from(never).await();
-                }).await());
-            })));
+            Future<Object> owner = Io.with(fibers)
+                    .call(() -> Io.async(() -> Scope.call(scope -> {
+                        scope.fork(() -> {
+                            Future.from(parked).await(); // fail once the inline child is on its way to park
+                            return fail(boom);
+                        });
+                        return Io.with(inline)
+                                .call(() -> Io.async(() -> {
+                                            parked.complete(null);
+                                            return Future.from(never).await();
+                                        })
+                                        .await());
+                    })));
             assertSame(boom, assertThrows(IllegalStateException.class, owner::await));
         }
     }
@@ -542,21 +564,25 @@ class ScopeOwnerTest {
         AtomicReference<Object> cOutcome = new AtomicReference<>();
         CompletableFuture<Void> cRunning = new CompletableFuture<>();
         try (FiberIo fibers = FiberIo.builder().workers(1).build()) {
-            Future<Object> a = Io.with(fibers).call(() -> Io.async(() -> {
-                Future<Object> b = Io.async(() -> Io.with(inline).call(() -> Io.async(() -> {
-                    cRunning.complete(null);
-                    try {
-                        // parked (or about to) when A is cancelled: the cancel wakes this thread,
-                        // C looks again and must find nothing that stops it
-                        Io.sleep(Duration.ofMillis(100));
-                        cOutcome.set("slept");
-                    } catch (Cancelled c) {
-                        cOutcome.set(c);
-                    }
-                    return null;
-                }).await()));
-                return b.await();
-            }));
+            Future<Object> a = Io.with(fibers)
+                    .call(() -> Io.async(() -> {
+                        Future<Object> b = Io.async(() -> Io.with(inline)
+                                .call(() -> Io.async(() -> {
+                                            cRunning.complete(null);
+                                            try {
+                                                // parked (or about to) when A is cancelled: the cancel wakes this
+                                                // thread,
+                                                // C looks again and must find nothing that stops it
+                                                Io.sleep(Duration.ofMillis(100));
+                                                cOutcome.set("slept");
+                                            } catch (Cancelled c) {
+                                                cOutcome.set(c);
+                                            }
+                                            return null;
+                                        })
+                                        .await()));
+                        return b.await();
+                    }));
             cRunning.join();
             a.cancel();
             assertThrows(Cancelled.class, a::await);
@@ -572,13 +598,15 @@ class ScopeOwnerTest {
             AtomicReference<Future<String>> inner = new AtomicReference<>();
             long took = fibers.call(() -> {
                 long before = Io.current().nowMs();
-                assertThrows(TimedOut.class, () -> Scope.call(Duration.ofMillis(40), scope -> {
-                    inner.set(Io.async(() -> {
-                        Io.sleep(HOUR);
-                        return "slept";
-                    }));
-                    return inner.get().await();
-                }));
+                assertThrows(
+                        TimedOut.class,
+                        () -> Scope.call(Duration.ofMillis(40), scope -> {
+                            inner.set(Io.async(() -> {
+                                Io.sleep(HOUR);
+                                return "slept";
+                            }));
+                            return inner.get().await();
+                        }));
                 return Io.current().nowMs() - before;
             });
             assertEquals(40, took);
@@ -592,24 +620,26 @@ class ScopeOwnerTest {
         IllegalStateException outerFailure = new IllegalStateException("outer");
         IllegalArgumentException innerFailure = new IllegalArgumentException("inner, while unwinding");
         try (Ios.Opened opened = Ios.open(kind)) {
-            RuntimeException out = opened.call(() -> assertThrows(RuntimeException.class, () -> Scope.call(outer -> {
-                outer.fork(() -> {
-                    Io.sleep(Duration.ofMillis(10));
-                    return fail(outerFailure);
-                });
-                return Scope.call(inner -> {
-                    inner.fork(() -> {
-                        try {
-                            Io.sleep(HOUR);
+            RuntimeException out = opened.call(() -> assertThrows(
+                    RuntimeException.class,
+                    () -> Scope.call(outer -> {
+                        outer.fork(() -> {
+                            Io.sleep(Duration.ofMillis(10));
+                            return fail(outerFailure);
+                        });
+                        return Scope.call(inner -> {
+                            inner.fork(() -> {
+                                try {
+                                    Io.sleep(HOUR);
+                                    return null;
+                                } catch (Cancelled c) {
+                                    throw innerFailure;
+                                }
+                            });
+                            inner.join();
                             return null;
-                        } catch (Cancelled c) {
-                            throw innerFailure;
-                        }
-                    });
-                    inner.join();
-                    return null;
-                });
-            })));
+                        });
+                    })));
             assertSame(outerFailure, out);
             assertArrayEquals(new Throwable[] {innerFailure}, outerFailure.getSuppressed());
         }
@@ -626,21 +656,23 @@ class ScopeOwnerTest {
         try (Ios.Opened opened = Ios.open(kind)) {
             long took = opened.call(() -> {
                 long before = Io.current().nowMs();
-                TimedOut out = assertThrows(TimedOut.class, () -> Scope.call(Duration.ofMillis(50), scope -> {
-                    for (int i = 0; i < 2; i++) {
-                        children.add(scope.fork(() -> {
-                            started.incrementAndGet();
-                            try {
-                                Io.sleep(HOUR);
-                                return null;
-                            } finally {
-                                finallies.incrementAndGet();
+                TimedOut out = assertThrows(
+                        TimedOut.class,
+                        () -> Scope.call(Duration.ofMillis(50), scope -> {
+                            for (int i = 0; i < 2; i++) {
+                                children.add(scope.fork(() -> {
+                                    started.incrementAndGet();
+                                    try {
+                                        Io.sleep(HOUR);
+                                        return null;
+                                    } finally {
+                                        finallies.incrementAndGet();
+                                    }
+                                }));
                             }
+                            Io.sleep(HOUR);
+                            return "never";
                         }));
-                    }
-                    Io.sleep(HOUR);
-                    return "never";
-                }));
                 assertNull(out.getCause());
                 Io.sleep(Duration.ofMillis(1)); // the caller is not cancelled after the scope
                 return Io.current().nowMs() - before;
@@ -703,11 +735,13 @@ class ScopeOwnerTest {
         AtomicInteger ran = new AtomicInteger();
         AtomicReference<Future<Integer>> child = new AtomicReference<>();
         try (Ios.Opened opened = Ios.open(kind)) {
-            opened.call(() -> assertThrows(TimedOut.class, () -> Scope.call(Duration.ZERO, scope -> {
-                child.set(scope.fork(ran::incrementAndGet));
-                scope.join();
-                return null;
-            })));
+            opened.call(() -> assertThrows(
+                    TimedOut.class,
+                    () -> Scope.call(Duration.ZERO, scope -> {
+                        child.set(scope.fork(ran::incrementAndGet));
+                        scope.join();
+                        return null;
+                    })));
             assertEquals(0, ran.get());
             assertEquals(Future.State.CANCELLED, child.get().state());
         }
@@ -723,16 +757,20 @@ class ScopeOwnerTest {
         try (Ios.Opened opened = Ios.open(kind)) {
             long took = opened.call(() -> {
                 long before = Io.current().nowMs();
-                assertThrows(TimedOut.class, () -> Scope.call(Duration.ofMillis(40), scope -> Io.async(() -> {
-                    Io.sleep(HOUR);
-                    return "slept";
-                }).await()));
+                assertThrows(
+                        TimedOut.class,
+                        () -> Scope.call(
+                                Duration.ofMillis(40),
+                                scope -> Io.async(() -> {
+                                            Io.sleep(HOUR);
+                                            return "slept";
+                                        })
+                                        .await()));
                 return Io.current().nowMs() - before;
             });
             assertTrue(took >= 40 && took < MUCH_LESS_THAN_AN_HOUR_MS, "took " + took + " ms");
         }
     }
-
 
     @Test
     void aPlainThreadOwnerOnBlockingIoIsStoppedAndThenRunsOnUncancelled() {
@@ -741,11 +779,15 @@ class ScopeOwnerTest {
         long slept = Io.with(io).call(() -> {
             assertTrue(Io.currentTask().isEmpty(), "a plain-thread owner: no task");
             long before = io.nowMs();
-            assertSame(boom, assertThrows(IllegalStateException.class, () -> Scope.call(scope -> {
-                scope.fork(() -> fail(boom));
-                Io.sleep(HOUR);
-                return null;
-            })));
+            assertSame(
+                    boom,
+                    assertThrows(
+                            IllegalStateException.class,
+                            () -> Scope.call(scope -> {
+                                scope.fork(() -> fail(boom));
+                                Io.sleep(HOUR);
+                                return null;
+                            })));
             long stopped = io.nowMs() - before;
             Io.checkpoint();
             Io.sleep(Duration.ofMillis(7)); // uncancelled: a full sleep
@@ -762,10 +804,15 @@ class ScopeOwnerTest {
         BlockingIo io = BlockingIo.builder().virtualClock().build();
         long at = Io.with(io).call(() -> {
             assertTrue(Io.currentTask().isEmpty(), "a plain-thread owner: no task");
-            assertThrows(TimedOut.class, () -> Scope.call(Duration.ofMillis(40), scope -> Io.async(() -> {
-                Io.sleep(HOUR);
-                return "slept";
-            }).await()));
+            assertThrows(
+                    TimedOut.class,
+                    () -> Scope.call(
+                            Duration.ofMillis(40),
+                            scope -> Io.async(() -> {
+                                        Io.sleep(HOUR);
+                                        return "slept";
+                                    })
+                                    .await()));
             Io.sleep(Duration.ofMillis(3)); // and main runs on uncancelled
             return io.nowMs();
         });
@@ -778,10 +825,13 @@ class ScopeOwnerTest {
         long before = System.nanoTime();
         Object out = Io.with(io).call(() -> {
             try {
-                return Scope.call(Duration.ofMillis(30), scope -> Io.async(() -> {
-                    Io.sleep(HOUR);
-                    return "slept an hour";
-                }).await());
+                return Scope.call(
+                        Duration.ofMillis(30),
+                        scope -> Io.async(() -> {
+                                    Io.sleep(HOUR);
+                                    return "slept an hour";
+                                })
+                                .await());
             } catch (TimedOut expected) {
                 return expected;
             }
@@ -794,10 +844,15 @@ class ScopeOwnerTest {
     void aShieldInsideAPlainOwnersScopeShieldsItsInlineChildren() {
         BlockingIo io = BlockingIo.builder().virtualClock().build();
         long at = Io.with(io).call(() -> {
-            assertThrows(TimedOut.class, () -> Scope.call(Duration.ofMillis(10), scope -> Io.shield(() -> Io.async(() -> {
-                Io.sleep(Duration.ofMillis(25)); // shielded: sleeps through the deadline
-                return "slept";
-            }).await())));
+            assertThrows(
+                    TimedOut.class,
+                    () -> Scope.call(
+                            Duration.ofMillis(10),
+                            scope -> Io.shield(() -> Io.async(() -> {
+                                        Io.sleep(Duration.ofMillis(25)); // shielded: sleeps through the deadline
+                                        return "slept";
+                                    })
+                                    .await())));
             return io.nowMs();
         });
         assertEquals(25, at);
@@ -807,13 +862,18 @@ class ScopeOwnerTest {
     void anInlineChildOfAPlainOwnerInAWorldWithASideThreadWakesAtTheDeadline() {
         BlockingIo io = BlockingIo.builder().virtualClock().build();
         long at = Io.with(io).call(() -> {
-            Inbox<Integer> inbox = Reactive.subscribe(Reactive.produce(emitter -> {
-                Io.sleep(Duration.ofHours(10)); // a side thread of the world, asleep
-                emitter.emit(1);
-            }), 1);
+            Inbox<Integer> inbox = Reactive.subscribe(
+                    Reactive.produce(emitter -> {
+                        Io.sleep(Duration.ofHours(10)); // a side thread of the world, asleep
+                        emitter.emit(1);
+                    }),
+                    1);
             try {
-                assertThrows(TimedOut.class,
-                        () -> Scope.call(Duration.ofMillis(50), scope -> Io.async(inbox::receive).await()));
+                assertThrows(
+                        TimedOut.class,
+                        () -> Scope.call(
+                                Duration.ofMillis(50),
+                                scope -> Io.async(inbox::receive).await()));
                 return io.nowMs();
             } finally {
                 inbox.cancel();
@@ -841,10 +901,11 @@ class ScopeOwnerTest {
     @Test
     void aPlainThreadWithNothingInstalledTimesOutWhileAwaitingAnotherIosTask() {
         try (FiberIo fibers = FiberIo.builder().workers(2).build()) {
-            Future<String> slow = Io.with(fibers).call(() -> Io.async(() -> {
-                Io.sleep(HOUR);
-                return "slept";
-            }));
+            Future<String> slow = Io.with(fibers)
+                    .call(() -> Io.async(() -> {
+                        Io.sleep(HOUR);
+                        return "slept";
+                    }));
             long before = System.nanoTime();
             // no Io installed here: the deadline is on the default Io's clock, whose timers fire
             // only in a wait through it
@@ -858,10 +919,12 @@ class ScopeOwnerTest {
     void aPlainOwnerInAVirtualClockWorldWithASideThreadWakesAtItsDeadline() {
         BlockingIo io = BlockingIo.builder().virtualClock().build();
         long at = Io.with(io).call(() -> {
-            Inbox<Integer> inbox = Reactive.subscribe(Reactive.produce(emitter -> {
-                Io.sleep(Duration.ofHours(10)); // a side thread of the world, asleep
-                emitter.emit(1);
-            }), 1);
+            Inbox<Integer> inbox = Reactive.subscribe(
+                    Reactive.produce(emitter -> {
+                        Io.sleep(Duration.ofHours(10)); // a side thread of the world, asleep
+                        emitter.emit(1);
+                    }),
+                    1);
             try {
                 assertThrows(TimedOut.class, () -> Scope.call(Duration.ofMillis(50), scope -> inbox.receive()));
                 return io.nowMs();
@@ -919,8 +982,14 @@ class ScopeOwnerTest {
     void aSupervisorWithoutAHandlerReportsToTheIosOwn() {
         List<Throwable> handled = new CopyOnWriteArrayList<>();
         IOException boom = new IOException("checked, unobserved");
-        for (Io io : List.of(BlockingIo.builder().uncaughtExceptionHandler((t, e) -> handled.add(e)).build(),
-                FiberIo.builder().workers(2).uncaughtExceptionHandler((t, e) -> handled.add(e)).build())) {
+        for (Io io : List.of(
+                BlockingIo.builder()
+                        .uncaughtExceptionHandler((t, e) -> handled.add(e))
+                        .build(),
+                FiberIo.builder()
+                        .workers(2)
+                        .uncaughtExceptionHandler((t, e) -> handled.add(e))
+                        .build())) {
             Io.with(io).call(() -> {
                 try (Scope scope = Scope.supervisor()) {
                     scope.fork(() -> {
@@ -946,13 +1015,15 @@ class ScopeOwnerTest {
     void aCheckedFirstFailureComesOutWrappedWithTheSameCause(Ios.Kind kind) {
         IOException boom = new IOException("checked");
         try (Ios.Opened opened = Ios.open(kind)) {
-            CompletionException out = opened.call(() -> assertThrows(CompletionException.class, () -> Scope.call(scope -> {
-                scope.fork(() -> {
-                    throw boom;
-                });
-                Io.sleep(HOUR);
-                return null;
-            })));
+            CompletionException out = opened.call(() -> assertThrows(
+                    CompletionException.class,
+                    () -> Scope.call(scope -> {
+                        scope.fork(() -> {
+                            throw boom;
+                        });
+                        Io.sleep(HOUR);
+                        return null;
+                    })));
             assertSame(boom, out.getCause());
         }
     }

@@ -48,10 +48,14 @@ class ScopeTest {
      * Completes {@code gate} once the thread in {@code thread} is parked in {@code method} of
      * {@link Scope}, from a helper thread; completes it exceptionally if that never happens.
      */
-    private static void completeWhenParkedIn(AtomicReference<Thread> thread, String method, CompletableFuture<Void> gate) {
+    private static void completeWhenParkedIn(
+            AtomicReference<Thread> thread, String method, CompletableFuture<Void> gate) {
         Thread.ofPlatform().daemon().name("gate-" + method).start(() -> {
             try {
-                Awaitility.await().atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2))
+                Awaitility.await()
+                        .atMost(Duration.ofSeconds(20))
+                        .pollDelay(Duration.ZERO)
+                        .pollInterval(Duration.ofMillis(2))
                         .until(() -> thread.get() != null && Parked.at(thread.get(), Scope.class, method));
                 gate.complete(null);
             } catch (Throwable t) {
@@ -100,17 +104,19 @@ class ScopeTest {
         AtomicReference<Future<Object>> sibling = new AtomicReference<>();
         AtomicReference<Scope> scopeRef = new AtomicReference<>();
         try (Ios.Opened opened = Ios.open(kind)) {
-            RuntimeException thrown = assertThrows(RuntimeException.class, () -> opened.call(() -> {
-                try (Scope scope = Scope.open()) {
-                    scopeRef.set(scope);
-                    scope.fork(() -> {
-                        throw boom;
-                    });
-                    sibling.set(scope.fork(probe::sleepForever));
-                    scope.join();
-                    return null;
-                }
-            }));
+            RuntimeException thrown = assertThrows(
+                    RuntimeException.class,
+                    () -> opened.call(() -> {
+                        try (Scope scope = Scope.open()) {
+                            scopeRef.set(scope);
+                            scope.fork(() -> {
+                                throw boom;
+                            });
+                            sibling.set(scope.fork(probe::sleepForever));
+                            scope.join();
+                            return null;
+                        }
+                    }));
             assertSame(boom, thrown);
             // BlockingIo: the sibling is never started; FiberIo: it is cancelled. Either way:
             assertEquals(Future.State.CANCELLED, sibling.get().state());
@@ -126,21 +132,23 @@ class ScopeTest {
         Probe probe = new Probe();
         AtomicReference<Future<Object>> sibling = new AtomicReference<>();
         try (Ios.Opened opened = Ios.open(kind)) {
-            RuntimeException thrown = assertThrows(RuntimeException.class, () -> opened.call(() -> {
-                try (Scope scope = Scope.open()) {
-                    CompletableFuture<Void> siblingStarted = new CompletableFuture<>();
-                    sibling.set(scope.fork(() -> {
-                        siblingStarted.complete(null);
-                        return probe.sleepForever();
+            RuntimeException thrown = assertThrows(
+                    RuntimeException.class,
+                    () -> opened.call(() -> {
+                        try (Scope scope = Scope.open()) {
+                            CompletableFuture<Void> siblingStarted = new CompletableFuture<>();
+                            sibling.set(scope.fork(() -> {
+                                siblingStarted.complete(null);
+                                return probe.sleepForever();
+                            }));
+                            scope.fork(() -> {
+                                Future.from(siblingStarted).await();
+                                throw boom;
+                            });
+                            scope.join();
+                            return null;
+                        }
                     }));
-                    scope.fork(() -> {
-                        Future.from(siblingStarted).await();
-                        throw boom;
-                    });
-                    scope.join();
-                    return null;
-                }
-            }));
             assertSame(boom, thrown);
             assertEquals(Future.State.CANCELLED, sibling.get().state());
             assertEquals(1, probe.started.get());
@@ -153,15 +161,17 @@ class ScopeTest {
     void failFastWrapsACheckedFailure(Ios.Kind kind) {
         IOException io = new IOException("disk");
         try (Ios.Opened opened = Ios.open(kind)) {
-            CompletionException thrown = assertThrows(CompletionException.class, () -> opened.call(() -> {
-                try (Scope scope = Scope.open()) {
-                    scope.fork(() -> {
-                        throw io;
-                    });
-                    scope.join();
-                    return null;
-                }
-            }));
+            CompletionException thrown = assertThrows(
+                    CompletionException.class,
+                    () -> opened.call(() -> {
+                        try (Scope scope = Scope.open()) {
+                            scope.fork(() -> {
+                                throw io;
+                            });
+                            scope.join();
+                            return null;
+                        }
+                    }));
             assertSame(io, thrown.getCause());
         }
     }
@@ -182,11 +192,13 @@ class ScopeTest {
                         }
                     };
                     scope.fork(() -> {
-                        throw first;
-                    }).onDone(oneFailed);
+                                throw first;
+                            })
+                            .onDone(oneFailed);
                     scope.fork(() -> {
-                        throw second;
-                    }).onDone(oneFailed);
+                                throw second;
+                            })
+                            .onDone(oneFailed);
                     // still running when both siblings have failed (inline: forked after they failed)
                     Future<Integer> survivor = scope.fork(() -> {
                         Future.from(bothFailed).await();
@@ -238,7 +250,11 @@ class ScopeTest {
             }
             assertEquals(probe.started.get(), probe.finished.get());
             if (!kind.inline()) {
-                assertEquals(3, children.stream().filter(c -> c.state() == Future.State.CANCELLED).count());
+                assertEquals(
+                        3,
+                        children.stream()
+                                .filter(c -> c.state() == Future.State.CANCELLED)
+                                .count());
             }
         }
     }
@@ -331,14 +347,14 @@ class ScopeTest {
             List<String> seen = opened.call(() -> {
                 try (Scope scope = Scope.open()) {
                     Future<List<String>> child = scope.fork(() -> List.of(
-                            thrownBy(() -> scope.fork(() -> 1)),
-                            thrownBy(scope::join),
-                            thrownBy(scope::close)));
+                            thrownBy(() -> scope.fork(() -> 1)), thrownBy(scope::join), thrownBy(scope::close)));
                     scope.join();
                     return child.resultNow();
                 }
             });
-            assertEquals(List.of("WrongThreadException", "WrongThreadException", "WrongThreadException"), seen,
+            assertEquals(
+                    List.of("WrongThreadException", "WrongThreadException", "WrongThreadException"),
+                    seen,
                     "what fork, join and close threw in a child");
             Scope plain = Scope.open(); // owned by this plain test thread
             CompletableFuture<Throwable> other = new CompletableFuture<>();
@@ -386,31 +402,35 @@ class ScopeTest {
             AtomicReference<Future<String>> child = new AtomicReference<>();
             AtomicReference<Throwable> ownerFailure = new AtomicReference<>();
             AtomicReference<Thread> closing = new AtomicReference<>(); // the thread running the scope's block
-            Thread owner = Thread.ofPlatform().unstarted(() -> Io.with(opened.io()).run(() -> {
-                closing.set(Thread.currentThread());
-                try (Scope scope = Scope.open()) {
-                    java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
-                    child.set(scope.fork(() -> Io.shield(() -> {
-                        started.countDown();
-                        return Future.from(release).await() == null ? "done" : "done";
-                    })));
-                    try {
-                        started.await(); // started, so close's cancel finds it running (and shielded)
-                    } catch (InterruptedException e) {
-                        throw new AssertionError(e);
-                    }
-                    Thread.currentThread().interrupt(); // e.g. an executor shutting down
-                }
-                // close returned: the child must have finished, and the interrupt is still set
-                if (!child.get().isDone() || !Thread.currentThread().isInterrupted()) {
-                    throw new AssertionError("close returned with the child " + child.get()
-                            + (Thread.currentThread().isInterrupted() ? "" : " and the interrupt lost"));
-                }
-            }));
+            Thread owner = Thread.ofPlatform()
+                    .unstarted(() -> Io.with(opened.io()).run(() -> {
+                        closing.set(Thread.currentThread());
+                        try (Scope scope = Scope.open()) {
+                            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+                            child.set(scope.fork(() -> Io.shield(() -> {
+                                started.countDown();
+                                return Future.from(release).await() == null ? "done" : "done";
+                            })));
+                            try {
+                                started.await(); // started, so close's cancel finds it running (and shielded)
+                            } catch (InterruptedException e) {
+                                throw new AssertionError(e);
+                            }
+                            Thread.currentThread().interrupt(); // e.g. an executor shutting down
+                        }
+                        // close returned: the child must have finished, and the interrupt is still set
+                        if (!child.get().isDone() || !Thread.currentThread().isInterrupted()) {
+                            throw new AssertionError("close returned with the child " + child.get()
+                                    + (Thread.currentThread().isInterrupted() ? "" : " and the interrupt lost"));
+                        }
+                    }));
             owner.setUncaughtExceptionHandler((t, e) -> ownerFailure.set(e));
             owner.start();
-            Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(2)).until(() -> ownerFailure.get() != null
-                    || closing.get() != null && Parked.at(closing.get(), Scope.class, "close"));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(2))
+                    .until(() -> ownerFailure.get() != null
+                            || closing.get() != null && Parked.at(closing.get(), Scope.class, "close"));
             if (ownerFailure.get() != null) {
                 throw new AssertionError("the owner failed", ownerFailure.get());
             }

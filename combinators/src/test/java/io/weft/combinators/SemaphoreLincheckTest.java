@@ -9,12 +9,12 @@ import io.weft.Io;
 import io.weft.internal.Task;
 import io.weft.modelcheck.ModelThreads;
 import io.weft.modelcheck.ModelThreads.Round;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import org.jetbrains.lincheck.LincheckAssertionError;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.StressOptions;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -151,19 +151,23 @@ public class SemaphoreLincheckTest {
         ModelThreads.explore(() -> {
             Permits s = real(0);
             boolean[] acquired = new boolean[2];
-            return Round.of(() -> {
-                assertTrue(acquired[0] && acquired[1]);
-                assertEquals(0, s.availablePermits());
-            }, () -> {
-                s.acquire();
-                acquired[0] = true;
-            }, () -> {
-                s.acquire();
-                acquired[1] = true;
-            }, () -> {
-                s.release();
-                s.release();
-            });
+            return Round.of(
+                    () -> {
+                        assertTrue(acquired[0] && acquired[1]);
+                        assertEquals(0, s.availablePermits());
+                    },
+                    () -> {
+                        s.acquire();
+                        acquired[0] = true;
+                    },
+                    () -> {
+                        s.acquire();
+                        acquired[1] = true;
+                    },
+                    () -> {
+                        s.release();
+                        s.release();
+                    });
         });
     }
 
@@ -176,8 +180,8 @@ public class SemaphoreLincheckTest {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void theBrokenCopyThatDropsAGrantedPermitIsCaught() {
-        LincheckAssertionError caught = assertThrows(LincheckAssertionError.class,
-                () -> ModelThreads.explore(() -> cancelledAcquire(broken(0))));
+        LincheckAssertionError caught = assertThrows(
+                LincheckAssertionError.class, () -> ModelThreads.explore(() -> cancelledAcquire(broken(0))));
         assertTrue(caught.getMessage().contains("permit"), caught.getMessage());
     }
 
@@ -196,11 +200,18 @@ public class SemaphoreLincheckTest {
             return null;
         });
         IntSupplier permits = s::availablePermits;
-        return Round.of(() -> {
-            assertTrue(waiter.isDone(), waiter.toString());
-            assertTrue(waiter.state() != Future.State.FAILED, waiter.toString());
-            assertEquals(1, permits.getAsInt(), "the released permit is back in the semaphore after "
-                    + waiter + " (it acquired " + heldInBody[0] + " time(s))");
-        }, waiter::run, waiter::cancel, s::release);
+        return Round.of(
+                () -> {
+                    assertTrue(waiter.isDone(), waiter.toString());
+                    assertTrue(waiter.state() != Future.State.FAILED, waiter.toString());
+                    assertEquals(
+                            1,
+                            permits.getAsInt(),
+                            "the released permit is back in the semaphore after " + waiter + " (it acquired "
+                                    + heldInBody[0] + " time(s))");
+                },
+                waiter::run,
+                waiter::cancel,
+                s::release);
     }
 }

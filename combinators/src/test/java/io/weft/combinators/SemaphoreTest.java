@@ -37,7 +37,10 @@ class SemaphoreTest {
         semaphore.release();
         assertEquals(1, semaphore.availablePermits());
         assertThrows(IllegalArgumentException.class, () -> new Semaphore(-1));
-        assertEquals("body", assertThrows(NullPointerException.class, () -> semaphore.withPermit(null)).getMessage());
+        assertEquals(
+                "body",
+                assertThrows(NullPointerException.class, () -> semaphore.withPermit(null))
+                        .getMessage());
     }
 
     @ParameterizedTest
@@ -85,9 +88,13 @@ class SemaphoreTest {
                 assertEquals(0, semaphore.availablePermits());
                 return 5;
             })));
-            assertSame(boom, assertThrows(IllegalStateException.class, () -> opened.call(() -> semaphore.withPermit(() -> {
-                throw boom;
-            }))));
+            assertSame(
+                    boom,
+                    assertThrows(
+                            IllegalStateException.class,
+                            () -> opened.call(() -> semaphore.withPermit(() -> {
+                                throw boom;
+                            }))));
             assertEquals(1, semaphore.availablePermits());
         }
     }
@@ -120,8 +127,12 @@ class SemaphoreTest {
             });
             // Every task has started, and each one without a permit is parked in acquire (or one too
             // many got a permit): the holders are exactly the permits.
-            Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(2)).until(() -> inside.get() > 3
-                    || inside.get() + waiting.size() == count && waiting.stream().allMatch(t -> Parked.at(t, Semaphore.class, "acquire")));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(2))
+                    .until(() -> inside.get() > 3
+                            || inside.get() + waiting.size() == count
+                                    && waiting.stream().allMatch(t -> Parked.at(t, Semaphore.class, "acquire")));
             assertEquals(3, inside.get(), "tasks holding a permit (" + waiting.size() + " without one)");
             release.complete(null);
             opened.call(() -> Futures.all(tasks));
@@ -149,7 +160,8 @@ class SemaphoreTest {
                         holds.set(true);
                         return true;
                     });
-                    while (round % 3 == 0 && !(acquiring.get() != null && Parked.at(acquiring.get(), Semaphore.class, "acquire"))) {
+                    while (round % 3 == 0
+                            && !(acquiring.get() != null && Parked.at(acquiring.get(), Semaphore.class, "acquire"))) {
                         Io.yield(); // one round in three, the acquirer is parked before the race starts
                     }
                     Future<Object> releaser = null;

@@ -44,14 +44,16 @@ class TimeoutTest {
             AtomicBoolean finallyRan = new AtomicBoolean();
             List<Object> seen = opened.call(() -> {
                 long start = Io.current().nowMs();
-                TimedOut timedOut = assertThrows(TimedOut.class, () -> Futures.timeout(Duration.ofMillis(100), () -> {
-                    try {
-                        Io.sleep(FOREVER);
-                        return 1;
-                    } finally {
-                        finallyRan.set(true);
-                    }
-                }));
+                TimedOut timedOut = assertThrows(
+                        TimedOut.class,
+                        () -> Futures.timeout(Duration.ofMillis(100), () -> {
+                            try {
+                                Io.sleep(FOREVER);
+                                return 1;
+                            } finally {
+                                finallyRan.set(true);
+                            }
+                        }));
                 return List.of(timedOut, finallyRan.get(), Io.current().nowMs() - start);
             });
             assertInstanceOf(TimedOut.class, seen.get(0));
@@ -69,15 +71,21 @@ class TimeoutTest {
     @MethodSource("io.weft.combinators.Kinds#timed")
     void timeoutOrDefaultReturnsTheFallbackAtTheDeadline(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
-            String value = opened.call(() -> Futures.timeoutOrDefault(Duration.ofMillis(50), () -> {
-                Io.sleep(FOREVER);
-                return "late";
-            }, "fallback"));
+            String value = opened.call(() -> Futures.timeoutOrDefault(
+                    Duration.ofMillis(50),
+                    () -> {
+                        Io.sleep(FOREVER);
+                        return "late";
+                    },
+                    "fallback"));
             assertEquals("fallback", value);
-            assertNull(opened.call(() -> Futures.timeoutOrDefault(Duration.ofMillis(50), () -> {
-                Io.sleep(FOREVER);
-                return "late";
-            }, null)));
+            assertNull(opened.call(() -> Futures.timeoutOrDefault(
+                    Duration.ofMillis(50),
+                    () -> {
+                        Io.sleep(FOREVER);
+                        return "late";
+                    },
+                    null)));
         }
     }
 
@@ -86,14 +94,20 @@ class TimeoutTest {
     void theDeadlineIsExactOnTheVirtualClock(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
             List<String> outcomes = opened.call(() -> List.of(
-                    Futures.timeoutOrDefault(Duration.ofMillis(100), () -> {
-                        Io.sleep(Duration.ofMillis(99));
-                        return "in time";
-                    }, "late"),
-                    Futures.timeoutOrDefault(Duration.ofMillis(100), () -> {
-                        Io.sleep(Duration.ofMillis(101));
-                        return "in time";
-                    }, "late")));
+                    Futures.timeoutOrDefault(
+                            Duration.ofMillis(100),
+                            () -> {
+                                Io.sleep(Duration.ofMillis(99));
+                                return "in time";
+                            },
+                            "late"),
+                    Futures.timeoutOrDefault(
+                            Duration.ofMillis(100),
+                            () -> {
+                                Io.sleep(Duration.ofMillis(101));
+                                return "in time";
+                            },
+                            "late")));
             assertEquals(List.of("in time", "late"), outcomes);
         }
     }
@@ -104,14 +118,23 @@ class TimeoutTest {
         TimedOut inner = new TimedOut("the body's own timeout");
         IllegalStateException boom = new IllegalStateException("boom");
         try (Ios.Opened opened = Ios.open(kind)) {
-            assertSame(inner, assertThrows(TimedOut.class, () -> opened.call(
-                    () -> Futures.timeoutOrDefault(FOREVER, () -> {
-                        throw inner;
-                    }, "fallback"))));
-            assertSame(boom, assertThrows(IllegalStateException.class, () -> opened.call(
-                    () -> Futures.timeout(FOREVER, () -> {
-                        throw boom;
-                    }))));
+            assertSame(
+                    inner,
+                    assertThrows(
+                            TimedOut.class,
+                            () -> opened.call(() -> Futures.timeoutOrDefault(
+                                    FOREVER,
+                                    () -> {
+                                        throw inner;
+                                    },
+                                    "fallback"))));
+            assertSame(
+                    boom,
+                    assertThrows(
+                            IllegalStateException.class,
+                            () -> opened.call(() -> Futures.timeout(FOREVER, () -> {
+                                throw boom;
+                            }))));
         }
     }
 
@@ -153,10 +176,14 @@ class TimeoutTest {
     void nullArgumentsAreRejectedByName(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
             opened.call(() -> {
-                assertEquals("duration", assertThrows(NullPointerException.class,
-                        () -> Futures.timeout(null, () -> 1)).getMessage());
-                assertEquals("body", assertThrows(NullPointerException.class,
-                        () -> Futures.timeoutOrDefault(FOREVER, null, 1)).getMessage());
+                assertEquals(
+                        "duration",
+                        assertThrows(NullPointerException.class, () -> Futures.timeout(null, () -> 1))
+                                .getMessage());
+                assertEquals(
+                        "body",
+                        assertThrows(NullPointerException.class, () -> Futures.timeoutOrDefault(FOREVER, null, 1))
+                                .getMessage());
                 return null;
             });
         }

@@ -43,8 +43,10 @@ class TransformTest {
         try (Ios.Opened opened = Ios.open(kind)) {
             List<Object> values = opened.call(() -> List.of(
                     Futures.map(Io.async(() -> 2), x -> x * 3).await(),
-                    Futures.flatMap(Future.completed(2), x -> Io.async(() -> x + 1)).await(),
-                    Futures.zip(Io.async(() -> 1), Future.completed("a"), (i, s) -> s + i).await()));
+                    Futures.flatMap(Future.completed(2), x -> Io.async(() -> x + 1))
+                            .await(),
+                    Futures.zip(Io.async(() -> 1), Future.completed("a"), (i, s) -> s + i)
+                            .await()));
             assertEquals(List.of(6, 3, "a1"), values);
         }
     }
@@ -145,7 +147,8 @@ class TransformTest {
                 r.forEach(TransformTest::settled);
                 return r;
             });
-            assertEquals(List.of(List.of(5, "null"), boom, checked, Cancelled.class),
+            assertEquals(
+                    List.of(List.of(5, "null"), boom, checked, Cancelled.class),
                     List.of(seen.get(0), seen.get(1), seen.get(2), seen.get(3)));
             assertEquals(5, results.get(0).resultNow());
             assertSame(boom, results.get(1).exceptionNow());
@@ -179,14 +182,22 @@ class TransformTest {
         try (Ios.Opened opened = Ios.open(kind)) {
             opened.call(() -> {
                 Future<Integer> one = Future.completed(1);
-                assertEquals("source", assertThrows(NullPointerException.class,
-                        () -> Futures.map(null, x -> x)).getMessage());
-                assertEquals("fn", assertThrows(NullPointerException.class,
-                        () -> Futures.flatMap(one, null)).getMessage());
-                assertEquals("b", assertThrows(NullPointerException.class,
-                        () -> Futures.zip(one, null, (x, y) -> x)).getMessage());
-                assertEquals("action", assertThrows(NullPointerException.class,
-                        () -> Futures.whenComplete(one, null)).getMessage());
+                assertEquals(
+                        "source",
+                        assertThrows(NullPointerException.class, () -> Futures.map(null, x -> x))
+                                .getMessage());
+                assertEquals(
+                        "fn",
+                        assertThrows(NullPointerException.class, () -> Futures.flatMap(one, null))
+                                .getMessage());
+                assertEquals(
+                        "b",
+                        assertThrows(NullPointerException.class, () -> Futures.zip(one, null, (x, y) -> x))
+                                .getMessage());
+                assertEquals(
+                        "action",
+                        assertThrows(NullPointerException.class, () -> Futures.whenComplete(one, null))
+                                .getMessage());
                 assertNull(Futures.map(Future.completed(1), x -> null).await());
                 return null;
             });

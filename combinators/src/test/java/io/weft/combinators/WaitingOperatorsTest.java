@@ -65,8 +65,8 @@ class WaitingOperatorsTest {
             CompletableFuture<String> source = new CompletableFuture<>();
             Future<String> first = pending();
             Future<String> second = Future.from(source);
-            Elsewhere<String> racer = Elsewhere.start(opened.io(),
-                    () -> Futures.race(List.of(first, second), LoserPolicy.RETURN_AT_WINNER));
+            Elsewhere<String> racer = Elsewhere.start(
+                    opened.io(), () -> Futures.race(List.of(first, second), LoserPolicy.RETURN_AT_WINNER));
             racer.task();
             racer.awaitParkedIn(Futures.class, "race");
             source.complete("second");
@@ -81,9 +81,10 @@ class WaitingOperatorsTest {
         IllegalStateException boom = new IllegalStateException("boom");
         try (Ios.Opened opened = Ios.open(kind)) {
             Future<String> loser = pending();
-            RuntimeException thrown = assertThrows(RuntimeException.class,
-                    () -> opened.call(() -> Futures.race(List.of(Future.<String>failed(boom), loser),
-                            LoserPolicy.RETURN_AT_WINNER)));
+            RuntimeException thrown = assertThrows(
+                    RuntimeException.class,
+                    () -> opened.call(() ->
+                            Futures.race(List.of(Future.<String>failed(boom), loser), LoserPolicy.RETURN_AT_WINNER)));
             assertSame(boom, thrown);
             assertEquals(Future.State.CANCELLED, loser.state());
         }
@@ -141,8 +142,8 @@ class WaitingOperatorsTest {
         try (Ios.Opened opened = Ios.open(kind)) {
             Future<String> a = pending();
             Future<String> b = pending();
-            Elsewhere<String> racer = Elsewhere.start(opened.io(),
-                    () -> Futures.race(List.of(a, b), LoserPolicy.JOIN_LOSERS));
+            Elsewhere<String> racer =
+                    Elsewhere.start(opened.io(), () -> Futures.race(List.of(a, b), LoserPolicy.JOIN_LOSERS));
             racer.awaitParkedIn(Futures.class, "race");
             racer.task().cancel();
             assertInstanceOf(Cancelled.class, racer.outcome());
@@ -156,17 +157,25 @@ class WaitingOperatorsTest {
     void raceRejectsBadInput(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
             opened.call(() -> {
-                assertEquals("futures", assertThrows(NullPointerException.class,
-                        () -> Futures.race(null, LoserPolicy.JOIN_LOSERS)).getMessage());
-                assertEquals("futures[1]", assertThrows(NullPointerException.class,
-                        () -> Futures.race(Arrays.asList(Future.completed(1), null), LoserPolicy.JOIN_LOSERS))
-                        .getMessage());
-                assertEquals("policy", assertThrows(NullPointerException.class,
-                        () -> Futures.race(List.of(Future.completed(1)), null)).getMessage());
+                assertEquals(
+                        "futures",
+                        assertThrows(NullPointerException.class, () -> Futures.race(null, LoserPolicy.JOIN_LOSERS))
+                                .getMessage());
+                assertEquals(
+                        "futures[1]",
+                        assertThrows(
+                                        NullPointerException.class,
+                                        () -> Futures.race(
+                                                Arrays.asList(Future.completed(1), null), LoserPolicy.JOIN_LOSERS))
+                                .getMessage());
+                assertEquals(
+                        "policy",
+                        assertThrows(NullPointerException.class, () -> Futures.race(List.of(Future.completed(1)), null))
+                                .getMessage());
                 assertThrows(IllegalArgumentException.class, () -> Futures.race(List.of(), LoserPolicy.JOIN_LOSERS));
                 Future<?> self = Io.currentTask().orElseThrow();
-                assertThrows(IllegalStateException.class,
-                        () -> Futures.race(List.of(self), LoserPolicy.RETURN_AT_WINNER));
+                assertThrows(
+                        IllegalStateException.class, () -> Futures.race(List.of(self), LoserPolicy.RETURN_AT_WINNER));
                 return null;
             });
         }
@@ -196,10 +205,14 @@ class WaitingOperatorsTest {
         IllegalStateException boom = new IllegalStateException("boom");
         try (Ios.Opened opened = Ios.open(kind)) {
             Future<Integer> rest = pending();
-            RuntimeException thrown = assertThrows(RuntimeException.class, () -> opened.call(() -> Futures.all(
-                    List.of(Io.async(() -> 1), Io.<Integer>async(() -> {
-                        throw boom;
-                    }), rest))));
+            RuntimeException thrown = assertThrows(
+                    RuntimeException.class,
+                    () -> opened.call(() -> Futures.all(List.of(
+                            Io.async(() -> 1),
+                            Io.<Integer>async(() -> {
+                                throw boom;
+                            }),
+                            rest))));
             assertSame(boom, thrown);
             assertEquals(Future.State.CANCELLED, rest.state());
         }
@@ -211,8 +224,8 @@ class WaitingOperatorsTest {
         try (Ios.Opened opened = Ios.open(kind)) {
             Future<Integer> slow = pending();
             CompletableFuture<Integer> source = new CompletableFuture<>();
-            Elsewhere<List<Integer>> waiter = Elsewhere.start(opened.io(),
-                    () -> Futures.all(List.of(slow, Future.from(source))));
+            Elsewhere<List<Integer>> waiter =
+                    Elsewhere.start(opened.io(), () -> Futures.all(List.of(slow, Future.from(source))));
             waiter.awaitParkedIn(Futures.class, "all");
             IOException io = new IOException("io");
             source.completeExceptionally(io);
@@ -228,7 +241,8 @@ class WaitingOperatorsTest {
         try (Ios.Opened opened = Ios.open(kind)) {
             Future<Integer> cancelled = pending();
             cancelled.cancel();
-            assertThrows(Cancelled.class, () -> opened.call(() -> Futures.all(List.of(Future.completed(1), cancelled))));
+            assertThrows(
+                    Cancelled.class, () -> opened.call(() -> Futures.all(List.of(Future.completed(1), cancelled))));
         }
     }
 
@@ -239,8 +253,8 @@ class WaitingOperatorsTest {
     void anyReturnsTheFirstSuccessAndCancelsTheRest(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
             Future<Integer> rest = pending();
-            int value = opened.call(() -> Futures.any(List.of(
-                    Future.failed(new IllegalStateException("no")), Io.async(() -> 5), rest)));
+            int value = opened.call(() ->
+                    Futures.any(List.of(Future.failed(new IllegalStateException("no")), Io.async(() -> 5), rest)));
             assertEquals(5, value);
             assertEquals(Future.State.CANCELLED, rest.state());
         }
@@ -252,8 +266,8 @@ class WaitingOperatorsTest {
         try (Ios.Opened opened = Ios.open(kind)) {
             CompletableFuture<String> failing = new CompletableFuture<>();
             CompletableFuture<String> succeeding = new CompletableFuture<>();
-            Elsewhere<String> waiter = Elsewhere.start(opened.io(),
-                    () -> Futures.any(List.of(Future.from(failing), Future.from(succeeding))));
+            Elsewhere<String> waiter = Elsewhere.start(
+                    opened.io(), () -> Futures.any(List.of(Future.from(failing), Future.from(succeeding))));
             waiter.awaitParkedIn(Futures.class, "any");
             failing.completeExceptionally(new IllegalStateException("first"));
             succeeding.complete("ok");
@@ -269,10 +283,14 @@ class WaitingOperatorsTest {
         try (Ios.Opened opened = Ios.open(kind)) {
             Future<Integer> cancelled = pending();
             cancelled.cancel();
-            CompletionException thrown = assertThrows(CompletionException.class, () -> opened.call(() -> Futures.any(
-                    List.of(Future.<Integer>failed(first), Io.<Integer>async(() -> {
-                        throw second;
-                    }), cancelled))));
+            CompletionException thrown = assertThrows(
+                    CompletionException.class,
+                    () -> opened.call(() -> Futures.any(List.of(
+                            Future.<Integer>failed(first),
+                            Io.<Integer>async(() -> {
+                                throw second;
+                            }),
+                            cancelled))));
             Throwable[] suppressed = thrown.getSuppressed();
             assertEquals(3, suppressed.length);
             assertSame(first, suppressed[0]);
@@ -286,14 +304,25 @@ class WaitingOperatorsTest {
     void emptyAndNullListsAreHandledAsDocumented(Operator operator) {
         if (operator == Operator.ANY) {
             assertThrows(IllegalArgumentException.class, () -> Futures.any(List.of()));
-            assertEquals("futures", assertThrows(NullPointerException.class, () -> Futures.any(null)).getMessage());
+            assertEquals(
+                    "futures",
+                    assertThrows(NullPointerException.class, () -> Futures.any(null))
+                            .getMessage());
         } else {
             assertTrue(Futures.all(List.of()).isEmpty());
-            assertEquals("futures", assertThrows(NullPointerException.class, () -> Futures.all(null)).getMessage());
-            assertEquals("futures[0]", assertThrows(NullPointerException.class,
-                    () -> Futures.all(Arrays.asList((Future<Integer>) null))).getMessage());
+            assertEquals(
+                    "futures",
+                    assertThrows(NullPointerException.class, () -> Futures.all(null))
+                            .getMessage());
+            assertEquals(
+                    "futures[0]",
+                    assertThrows(NullPointerException.class, () -> Futures.all(Arrays.asList((Future<Integer>) null)))
+                            .getMessage());
         }
     }
 
-    enum Operator { ANY, ALL }
+    enum Operator {
+        ANY,
+        ALL
+    }
 }

@@ -14,13 +14,13 @@ import io.weft.internal.Task;
 import io.weft.modelcheck.ModelThreads.Round;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.StressOptions;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -175,7 +175,9 @@ public class FutureLincheckTest {
         if (task.state() == State.FAILED) {
             throw new AssertionError("the task failed", task.exceptionNow());
         }
-        assertEquals(cancelReturned ? State.CANCELLED : State.SUCCESS, task.state(),
+        assertEquals(
+                cancelReturned ? State.CANCELLED : State.SUCCESS,
+                task.state(),
                 "cancel() returned " + cancelReturned + ": " + task);
     }
 
@@ -186,10 +188,13 @@ public class FutureLincheckTest {
             Task<Integer> t = task(self -> 1);
             boolean[] cancelled = new boolean[1];
             boolean[] leaked = new boolean[1];
-            return Round.of(() -> {
-                assertCancelOutcome(cancelled[0], t);
-                assertFalse(leaked[0], "a cancel's interrupt outlived the task on its thread");
-            }, runNoting(t, leaked), () -> cancelled[0] = t.cancel());
+            return Round.of(
+                    () -> {
+                        assertCancelOutcome(cancelled[0], t);
+                        assertFalse(leaked[0], "a cancel's interrupt outlived the task on its thread");
+                    },
+                    runNoting(t, leaked),
+                    () -> cancelled[0] = t.cancel());
         });
     }
 
@@ -206,11 +211,14 @@ public class FutureLincheckTest {
             });
             boolean[] cancelled = new boolean[1];
             boolean[] leaked = new boolean[1];
-            return Round.of(() -> {
-                assertFalse(cancelSeenInShield[0], "a shield defers cancellation");
-                assertCancelOutcome(cancelled[0], t);
-                assertFalse(leaked[0], "the re-interrupt at the shield's exit outlived the task");
-            }, runNoting(t, leaked), () -> cancelled[0] = t.cancel());
+            return Round.of(
+                    () -> {
+                        assertFalse(cancelSeenInShield[0], "a shield defers cancellation");
+                        assertCancelOutcome(cancelled[0], t);
+                        assertFalse(leaked[0], "the re-interrupt at the shield's exit outlived the task");
+                    },
+                    runNoting(t, leaked),
+                    () -> cancelled[0] = t.cancel());
         });
     }
 
@@ -224,11 +232,14 @@ public class FutureLincheckTest {
             });
             boolean[] cancelled = new boolean[1];
             boolean[] leaked = new boolean[1];
-            return Round.of(() -> {
-                assertTrue(cancelled[0], "the task never completes by itself");
-                assertCancelOutcome(true, t);
-                assertFalse(leaked[0]);
-            }, runNoting(t, leaked), () -> cancelled[0] = t.cancel());
+            return Round.of(
+                    () -> {
+                        assertTrue(cancelled[0], "the task never completes by itself");
+                        assertCancelOutcome(true, t);
+                        assertFalse(leaked[0]);
+                    },
+                    runNoting(t, leaked),
+                    () -> cancelled[0] = t.cancel());
         });
     }
 
@@ -246,15 +257,19 @@ public class FutureLincheckTest {
             });
             boolean[] cancelled = new boolean[1];
             boolean[] leaked = new boolean[1];
-            return Round.of(() -> {
-                assertCancelOutcome(cancelled[0], t);
-                assertFalse(leaked[0]);
-            }, runNoting(t, leaked), () -> cancelled[0] = t.cancel(), () -> {
-                ParkToken token = parkedOn.get();
-                if (token != null) { // else the cancel alone ends the park
-                    io.ready(token);
-                }
-            });
+            return Round.of(
+                    () -> {
+                        assertCancelOutcome(cancelled[0], t);
+                        assertFalse(leaked[0]);
+                    },
+                    runNoting(t, leaked),
+                    () -> cancelled[0] = t.cancel(),
+                    () -> {
+                        ParkToken token = parkedOn.get();
+                        if (token != null) { // else the cancel alone ends the park
+                            io.ready(token);
+                        }
+                    });
         });
     }
 
@@ -266,15 +281,19 @@ public class FutureLincheckTest {
             Future<Integer> f = Future.from(source);
             Object[] seen = new Object[1];
             boolean[] cancelled = new boolean[1];
-            return Round.of(() -> {
-                assertEquals(cancelled[0] ? "cancelled" : (Object) 4, seen[0], f.toString());
-            }, () -> {
-                try {
-                    seen[0] = f.await();
-                } catch (Cancelled e) {
-                    seen[0] = "cancelled";
-                }
-            }, () -> source.complete(4), () -> cancelled[0] = f.cancel());
+            return Round.of(
+                    () -> {
+                        assertEquals(cancelled[0] ? "cancelled" : (Object) 4, seen[0], f.toString());
+                    },
+                    () -> {
+                        try {
+                            seen[0] = f.await();
+                        } catch (Cancelled e) {
+                            seen[0] = "cancelled";
+                        }
+                    },
+                    () -> source.complete(4),
+                    () -> cancelled[0] = f.cancel());
         });
     }
 }

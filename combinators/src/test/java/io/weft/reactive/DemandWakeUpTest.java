@@ -25,11 +25,13 @@ class DemandWakeUpTest {
     void everyRequestWakesTheParkedProducer(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
             Recorder<Integer> recorder = Recorder.manual();
-            Io.with(opened.io()).call(() -> Reactive.<Integer>produce(emitter -> {
-                for (int i = 0; ; i++) {
-                    emitter.emit(i);
-                }
-            })).subscribe(recorder);
+            Io.with(opened.io())
+                    .call(() -> Reactive.<Integer>produce(emitter -> {
+                        for (int i = 0; ; i++) {
+                            emitter.emit(i);
+                        }
+                    }))
+                    .subscribe(recorder);
             for (int i = 1; i <= ROUNDS; i++) {
                 recorder.request(1);
                 while (recorder.count() < i) {

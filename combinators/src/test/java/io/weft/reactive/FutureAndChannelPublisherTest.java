@@ -168,7 +168,9 @@ class FutureAndChannelPublisherTest {
             }
             List<Integer> undelivered = new CopyOnWriteArrayList<>();
             Recorder<Integer> recorder = Recorder.manual();
-            Io.with(opened.io()).call(() -> Reactive.fromChannel(channel, undelivered::add)).subscribe(recorder);
+            Io.with(opened.io())
+                    .call(() -> Reactive.fromChannel(channel, undelivered::add))
+                    .subscribe(recorder);
             recorder.request(2);
             recorder.awaitCount(2);
             recorder.cancel();

@@ -112,8 +112,8 @@ class InboxTest {
     @Test
     void aCheckedFailureIsWrappedAsFutureAwaitDoes() {
         IOException io = new IOException("disk");
-        CompletionException thrown = assertThrows(CompletionException.class,
-                () -> Reactive.awaitFirst(Flux.<String>error(io)));
+        CompletionException thrown =
+                assertThrows(CompletionException.class, () -> Reactive.awaitFirst(Flux.<String>error(io)));
         assertSame(io, thrown.getCause());
     }
 
@@ -122,8 +122,8 @@ class InboxTest {
     void awaitFirstCancelsAfterTheFirstItemAndAwaitLastDrains(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
             AtomicBoolean cancelled = new AtomicBoolean();
-            int first = onIo(opened, () -> Reactive.awaitFirst(
-                    Flux.range(7, 1_000_000).doOnCancel(() -> cancelled.set(true))));
+            int first = onIo(
+                    opened, () -> Reactive.awaitFirst(Flux.range(7, 1_000_000).doOnCancel(() -> cancelled.set(true))));
             assertEquals(7, first);
             assertTrue(cancelled.get());
             assertEquals(99, (int) onIo(opened, () -> Reactive.awaitLast(Flux.range(0, 100))));
@@ -138,11 +138,15 @@ class InboxTest {
         try (Ios.Opened opened = Ios.open(kind)) {
             AtomicBoolean cancelled = new AtomicBoolean();
             AtomicBoolean waiting = new AtomicBoolean();
-            Future<Integer> consumer = Io.with(opened.io()).call(() -> Io.async(() -> {
-                Inbox<Integer> inbox = Reactive.subscribe(
-                        Flux.<Integer>never().doOnRequest(n -> waiting.set(true)).doOnCancel(() -> cancelled.set(true)), 8);
-                return inbox.receive();
-            }));
+            Future<Integer> consumer = Io.with(opened.io())
+                    .call(() -> Io.async(() -> {
+                        Inbox<Integer> inbox = Reactive.subscribe(
+                                Flux.<Integer>never()
+                                        .doOnRequest(n -> waiting.set(true))
+                                        .doOnCancel(() -> cancelled.set(true)),
+                                8);
+                        return inbox.receive();
+                    }));
             awaitUntil(waiting::get);
             consumer.cancel();
             assertThrows(Cancelled.class, consumer::await);
@@ -156,7 +160,8 @@ class InboxTest {
         try (Ios.Opened opened = Ios.open(kind)) {
             AtomicBoolean cancelled = new AtomicBoolean();
             int first = onIo(opened, () -> {
-                Inbox<Integer> leftOpen = Reactive.subscribe(Flux.range(0, 1_000).doOnCancel(() -> cancelled.set(true)), 4);
+                Inbox<Integer> leftOpen =
+                        Reactive.subscribe(Flux.range(0, 1_000).doOnCancel(() -> cancelled.set(true)), 4);
                 return leftOpen.receive(); // returns without closing the inbox
             });
             assertEquals(0, first);
@@ -237,8 +242,8 @@ class InboxTest {
     @MethodSource("io.weft.testing.Ios#all")
     void aPublisherOnAnotherSchedulerIsConsumedInOrder(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
-            List<Integer> items = onIo(opened,
-                    () -> Reactive.collect(Flux.range(0, 5_000).publishOn(Schedulers.parallel(), 32)));
+            List<Integer> items =
+                    onIo(opened, () -> Reactive.collect(Flux.range(0, 5_000).publishOn(Schedulers.parallel(), 32)));
             assertEquals(IntStream.range(0, 5_000).boxed().toList(), items);
             assertDoesNotThrow(() -> items.add(5_000), "Reactive.collect returns a new mutable list");
             assertEquals(5_001, items.size());

@@ -110,19 +110,24 @@ class InteropStressTest {
     private static void assertNothingLate(Ios.Kind kind, long firstSeed, List<Boundary<Integer>> boundaries) {
         for (int round = 0; round < boundaries.size(); round++) {
             Boundary<Integer> b = boundaries.get(round);
-            assertEquals(List.of(), b.violations, kind + ", round " + round + ", seed " + (firstSeed + round)
-                    + ", after the Io closed: " + b.what);
+            assertEquals(
+                    List.of(),
+                    b.violations,
+                    kind + ", round " + round + ", seed " + (firstSeed + round) + ", after the Io closed: " + b.what);
         }
     }
 
     private static Boundary<Integer> reactorRound(Io io, Random random, Scheduler elsewhere) {
         int n = random.nextInt(120);
         boolean fromChannel = random.nextBoolean();
-        WeftPublisher<Integer> source = Io.with(io).call(() -> fromChannel ? Reactive.fromChannel(filled(n)) : Reactive.produce(emitter -> {
-            for (int i = 0; i < n; i++) {
-                emitter.emit(i);
-            }
-        }));
+        WeftPublisher<Integer> source = Io.with(io)
+                .call(() -> fromChannel
+                        ? Reactive.fromChannel(filled(n))
+                        : Reactive.produce(emitter -> {
+                            for (int i = 0; i < n; i++) {
+                                emitter.emit(i);
+                            }
+                        }));
         Boundary<Integer> boundary = new Boundary<>(true);
         Flux<Integer> flux = random.nextBoolean()
                 ? Flux.from(boundary.wrap(source))
@@ -160,9 +165,11 @@ class InteropStressTest {
             }
         }
         int cancelAfter = random.nextInt(4) == 0 ? random.nextInt(n + 1) : -1; // a random cancel point, or none
-        Downstream downstream = new Downstream(random.nextInt(3) == 0 ? Long.MAX_VALUE : 1 + random.nextInt(16), cancelAfter);
+        Downstream downstream =
+                new Downstream(random.nextInt(3) == 0 ? Long.MAX_VALUE : 1 + random.nextInt(16), cancelAfter);
         flux.subscribe(downstream);
-        String what = (fromChannel ? "fromChannel" : "produce") + "(" + n + ") " + chain + " cancelAfter=" + cancelAfter;
+        String what =
+                (fromChannel ? "fromChannel" : "produce") + "(" + n + ") " + chain + " cancelAfter=" + cancelAfter;
         downstream.awaitEnd(what);
         int wanted = cancelAfter >= 0 ? Math.min(cancelAfter, expected) : expected;
         assertEquals(prefix(wanted), downstream.items, what + ": the downstream's items");
@@ -283,7 +290,8 @@ class InteropStressTest {
         int prefetch = 1 + random.nextInt(32);
         int bufferSize = 1 << random.nextInt(6);
         int takeOnly = random.nextInt(3) == 0 ? random.nextInt(n + 1) : -1;
-        String what = "SubmissionPublisher(" + n + ", buffer " + bufferSize + ") prefetch " + prefetch + " takeOnly " + takeOnly;
+        String what = "SubmissionPublisher(" + n + ", buffer " + bufferSize + ") prefetch " + prefetch + " takeOnly "
+                + takeOnly;
         Boundary<Integer> boundary = new Boundary<>(false); // the JDK's cancel is asynchronous (§3.12 allows it)
         SubmissionPublisher<Integer> jdk = new SubmissionPublisher<>(ForkJoinPool.commonPool(), bufferSize);
         try {
@@ -337,6 +345,7 @@ class InteropStressTest {
         final List<String> violations = new CopyOnWriteArrayList<>();
         /** Whether the upstream is Weft's: then at most one signal may begin after cancel() returned. */
         private final boolean weftUpstream;
+
         private final AtomicInteger subscribed = new AtomicInteger();
         private final AtomicInteger terminals = new AtomicInteger();
         private final AtomicInteger afterCancel = new AtomicInteger();

@@ -115,17 +115,18 @@ class ProducePublisherTest {
             Channel<String> never = Channel.bounded(1);
             Recorder<String> recorder = Recorder.manual();
             produceOn(opened, (Emitter<String> emitter) -> {
-                try {
-                    emitter.emit("first");
-                    sleeping.countDown();
-                    never.receive(); // a suspend point that is not an emit (and no clock can end)
-                } catch (Throwable t) {
-                    seen.set(t);
-                    throw t;
-                } finally {
-                    finallyRan.countDown();
-                }
-            }).subscribe(recorder);
+                        try {
+                            emitter.emit("first");
+                            sleeping.countDown();
+                            never.receive(); // a suspend point that is not an emit (and no clock can end)
+                        } catch (Throwable t) {
+                            seen.set(t);
+                            throw t;
+                        } finally {
+                            finallyRan.countDown();
+                        }
+                    })
+                    .subscribe(recorder);
             recorder.request(5);
             recorder.awaitCount(1);
             awaitUntil(() -> sleeping.getCount() == 0);
@@ -187,8 +188,9 @@ class ProducePublisherTest {
             IllegalStateException boom = new IllegalStateException("boom");
             Recorder<String> recorder = Recorder.manual();
             produceOn(opened, (Emitter<String> emitter) -> {
-                throw boom;
-            }).subscribe(recorder);
+                        throw boom;
+                    })
+                    .subscribe(recorder);
             recorder.awaitTerminal();
             assertSame(boom, recorder.error());
             assertEquals(0, recorder.count());
@@ -221,7 +223,9 @@ class ProducePublisherTest {
                 recorder.requestInvalid(bad);
                 recorder.awaitTerminal();
                 assertInstanceOf(IllegalArgumentException.class, recorder.error(), "request(" + bad + ")");
-                assertTrue(recorder.error().getMessage().contains("3.9"), recorder.error().getMessage());
+                assertTrue(
+                        recorder.error().getMessage().contains("3.9"),
+                        recorder.error().getMessage());
                 awaitUntil(producer::finished);
                 assertEquals(2, recorder.count());
                 assertClean(recorder);
@@ -295,17 +299,19 @@ class ProducePublisherTest {
             AtomicReference<Throwable> nullEmit = new AtomicReference<>();
             Recorder<String> recorder = Recorder.manual();
             produceOn(opened, (Emitter<String> emitter) -> {
-                leaked.set(emitter);
-                try {
-                    emitter.emit(null);
-                } catch (NullPointerException e) {
-                    nullEmit.set(e);
-                }
-            }).subscribe(recorder);
+                        leaked.set(emitter);
+                        try {
+                            emitter.emit(null);
+                        } catch (NullPointerException e) {
+                            nullEmit.set(e);
+                        }
+                    })
+                    .subscribe(recorder);
             recorder.request(1);
             recorder.awaitTerminal();
             assertInstanceOf(NullPointerException.class, nullEmit.get());
-            IllegalStateException late = assertThrows(IllegalStateException.class, () -> leaked.get().emit("late"));
+            IllegalStateException late =
+                    assertThrows(IllegalStateException.class, () -> leaked.get().emit("late"));
             assertTrue(late.getMessage().contains("after the producer returned"), late.getMessage());
             assertEquals(0, recorder.count());
             assertClean(recorder);
@@ -347,10 +353,11 @@ class ProducePublisherTest {
             AtomicReference<Thread> producerThread = new AtomicReference<>();
             Recorder<String> recorder = Recorder.manual();
             produceOn(opened, (Emitter<String> emitter) -> {
-                producerThread.set(Thread.currentThread());
-                emitter.emit("a");
-                emitter.emit("b");
-            }).subscribe(recorder);
+                        producerThread.set(Thread.currentThread());
+                        emitter.emit("a");
+                        emitter.emit("b");
+                    })
+                    .subscribe(recorder);
             recorder.request(1); // returns at once although the producer then waits for demand
             recorder.awaitCount(1);
             recorder.request(1);

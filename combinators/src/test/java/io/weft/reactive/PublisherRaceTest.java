@@ -62,16 +62,17 @@ class PublisherRaceTest {
             for (int round = 0; round < rounds; round++) {
                 CountDownLatch finallyRan = new CountDownLatch(1);
                 AtomicBoolean started = new AtomicBoolean();
-                WeftPublisher<Integer> publisher = Io.with(opened.io()).call(() -> Reactive.produce(emitter -> {
-                    started.set(true);
-                    try {
-                        for (int i = 0; ; i++) {
-                            emitter.emit(i);
-                        }
-                    } finally {
-                        finallyRan.countDown();
-                    }
-                }));
+                WeftPublisher<Integer> publisher = Io.with(opened.io())
+                        .call(() -> Reactive.produce(emitter -> {
+                            started.set(true);
+                            try {
+                                for (int i = 0; ; i++) {
+                                    emitter.emit(i);
+                                }
+                            } finally {
+                                finallyRan.countDown();
+                            }
+                        }));
                 Recorder<Integer> recorder = Recorder.manual();
                 publisher.subscribe(recorder);
                 race(recorder);
@@ -146,8 +147,9 @@ class PublisherRaceTest {
 
     private static void check(Recorder<Integer> recorder, int round) {
         assertEquals(List.of(), recorder.violations(), "round " + round);
-        assertTrue(recorder.signalsAfterCancel() <= 1, "round " + round + ": " + recorder.signalsAfterCancel()
-                + " signals began after cancel() returned");
+        assertTrue(
+                recorder.signalsAfterCancel() <= 1,
+                "round " + round + ": " + recorder.signalsAfterCancel() + " signals began after cancel() returned");
         assertNull(recorder.error(), "round " + round);
         List<Integer> items = recorder.items();
         for (int i = 0; i < items.size(); i++) {

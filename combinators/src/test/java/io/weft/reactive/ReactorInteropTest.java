@@ -30,17 +30,22 @@ class ReactorInteropTest {
     void fluxOperatorsOverAProducerAndTakeCancelsIt(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
             CountDownLatch finallyRan = new CountDownLatch(1);
-            WeftPublisher<Integer> naturals = Io.with(opened.io()).call(() -> Reactive.produce(emitter -> {
-                try {
-                    for (int i = 0; ; i++) {
-                        emitter.emit(i);
-                    }
-                } finally {
-                    finallyRan.countDown();
-                }
-            }));
-            List<Integer> evens = Flux.from(naturals).filter(i -> i % 2 == 0).map(i -> i * 10).take(5)
-                    .collectList().block(PATIENCE);
+            WeftPublisher<Integer> naturals = Io.with(opened.io())
+                    .call(() -> Reactive.produce(emitter -> {
+                        try {
+                            for (int i = 0; ; i++) {
+                                emitter.emit(i);
+                            }
+                        } finally {
+                            finallyRan.countDown();
+                        }
+                    }));
+            List<Integer> evens = Flux.from(naturals)
+                    .filter(i -> i % 2 == 0)
+                    .map(i -> i * 10)
+                    .take(5)
+                    .collectList()
+                    .block(PATIENCE);
             assertEquals(List.of(0, 20, 40, 60, 80), evens);
             awaitUntil(() -> finallyRan.getCount() == 0); // take(5) cancelled the producer task
         }
@@ -53,17 +58,19 @@ class ReactorInteropTest {
             AtomicLong requested = new AtomicLong();
             AtomicLong emitted = new AtomicLong();
             AtomicLong worstAhead = new AtomicLong(Long.MIN_VALUE);
-            WeftPublisher<Integer> numbers = Io.with(opened.io()).call(() -> Reactive.produce(emitter -> {
-                for (int i = 0; i < 2_000; i++) {
-                    emitter.emit(i);
-                    // after an emit returned, the subscriber had asked for at least this many
-                    worstAhead.accumulateAndGet(emitted.incrementAndGet() - requested.get(), Math::max);
-                }
-            }));
+            WeftPublisher<Integer> numbers = Io.with(opened.io())
+                    .call(() -> Reactive.produce(emitter -> {
+                        for (int i = 0; i < 2_000; i++) {
+                            emitter.emit(i);
+                            // after an emit returned, the subscriber had asked for at least this many
+                            worstAhead.accumulateAndGet(emitted.incrementAndGet() - requested.get(), Math::max);
+                        }
+                    }));
             List<Integer> items = Flux.from(numbers)
                     .doOnRequest(n -> requested.accumulateAndGet(n, ProducerRun::saturatingAdd))
                     .publishOn(Schedulers.parallel(), 8)
-                    .collectList().block(PATIENCE);
+                    .collectList()
+                    .block(PATIENCE);
             assertEquals(IntStream.range(0, 2_000).boxed().toList(), items);
             assertTrue(worstAhead.get() <= 0, "the producer ran ahead of demand by " + worstAhead.get());
         }
@@ -74,15 +81,19 @@ class ReactorInteropTest {
     void aProducerFailureReachesReactor(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
             IllegalStateException boom = new IllegalStateException("boom");
-            WeftPublisher<Integer> failing = Io.with(opened.io()).call(() -> Reactive.produce(emitter -> {
-                emitter.emit(1);
-                throw boom;
-            }));
+            WeftPublisher<Integer> failing = Io.with(opened.io())
+                    .call(() -> Reactive.produce(emitter -> {
+                        emitter.emit(1);
+                        throw boom;
+                    }));
             AtomicReference<Throwable> seen = new AtomicReference<>();
-            List<Integer> before = Flux.from(failing).onErrorResume(e -> {
-                seen.set(e);
-                return Mono.empty();
-            }).collectList().block(PATIENCE);
+            List<Integer> before = Flux.from(failing)
+                    .onErrorResume(e -> {
+                        seen.set(e);
+                        return Mono.empty();
+                    })
+                    .collectList()
+                    .block(PATIENCE);
             assertEquals(List.of(1), before);
             assertSame(boom, seen.get());
         }
@@ -92,10 +103,11 @@ class ReactorInteropTest {
     @MethodSource("io.weft.testing.Ios#concurrent")
     void aFutureBecomesAMono(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
-            Future<String> answer = Io.with(opened.io()).call(() -> Io.async(() -> {
-                Io.sleep(Duration.ofMillis(5));
-                return "42";
-            }));
+            Future<String> answer = Io.with(opened.io())
+                    .call(() -> Io.async(() -> {
+                        Io.sleep(Duration.ofMillis(5));
+                        return "42";
+                    }));
             assertEquals("42", Mono.from(Reactive.fromFuture(answer)).block(PATIENCE));
         }
     }
@@ -122,7 +134,8 @@ class ReactorInteropTest {
     void reactorErrorsReachTheWeftConsumer(Ios.Kind kind) {
         try (Ios.Opened opened = Ios.open(kind)) {
             IllegalArgumentException bad = new IllegalArgumentException("bad");
-            IllegalArgumentException thrown = assertThrows(IllegalArgumentException.class,
+            IllegalArgumentException thrown = assertThrows(
+                    IllegalArgumentException.class,
                     () -> opened.call(() -> Reactive.collect(Flux.range(0, 10).concatWith(Flux.error(bad)))));
             assertSame(bad, thrown);
         }

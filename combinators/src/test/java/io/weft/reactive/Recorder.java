@@ -198,7 +198,9 @@ final class Recorder<T> implements Subscriber<T>, Flow.Subscriber<T> {
     }
 
     static void awaitUntil(BooleanSupplier condition) {
-        await().atMost(PATIENCE).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+        await().atMost(PATIENCE)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(1))
                 .until(condition::getAsBoolean);
     }
 

@@ -157,8 +157,8 @@ class SpecEdgesTest {
             List<Long> seen = opened.call(() -> {
                 // Item i is emitted only once a receive waiting for it has timed out: every item
                 // comes after a timeout, none races one.
-                List<CompletableFuture<Void>> timedOut = List.of(new CompletableFuture<>(), new CompletableFuture<>(),
-                        new CompletableFuture<>());
+                List<CompletableFuture<Void>> timedOut =
+                        List.of(new CompletableFuture<>(), new CompletableFuture<>(), new CompletableFuture<>());
                 WeftPublisher<Long> items = Reactive.produce(emitter -> {
                     for (int i = 0; i < timedOut.size(); i++) {
                         Future.from(timedOut.get(i)).await();
@@ -232,14 +232,17 @@ class SpecEdgesTest {
     }
 
     private static void inboxesReadToTheEndLeaveNothingOnTheTask(Io io) {
-        int waiters = Io.with(io).call(() -> Io.async(() -> {
-            for (int i = 0; i < 1_000; i++) {
-                for (Integer ignored : Reactive.subscribe(Reactive.fromFuture(Future.completed(i)), 2)) {
-                    // read to the end, never closed
-                }
-            }
-            return waitersOnThisTask();
-        }).await());
+        int waiters = Io.with(io)
+                .call(() -> Io.async(() -> {
+                            for (int i = 0; i < 1_000; i++) {
+                                for (Integer ignored :
+                                        Reactive.subscribe(Reactive.fromFuture(Future.completed(i)), 2)) {
+                                    // read to the end, never closed
+                                }
+                            }
+                            return waitersOnThisTask();
+                        })
+                        .await());
         assertTrue(waiters <= 1, waiters + " registrations left on the long-lived task");
     }
 
@@ -252,13 +255,15 @@ class SpecEdgesTest {
     }
 
     private static void aPublisherThatThrowsFromSubscribeLeavesNothingBound(Io io) {
-        int waiters = Io.with(io).call(() -> Io.async(() -> {
-            Publisher<Integer> broken = s -> {
-                throw new IllegalStateException("broken publisher");
-            };
-            assertThrows(IllegalStateException.class, () -> Reactive.subscribe(broken, 2));
-            return waitersOnThisTask();
-        }).await());
+        int waiters = Io.with(io)
+                .call(() -> Io.async(() -> {
+                            Publisher<Integer> broken = s -> {
+                                throw new IllegalStateException("broken publisher");
+                            };
+                            assertThrows(IllegalStateException.class, () -> Reactive.subscribe(broken, 2));
+                            return waitersOnThisTask();
+                        })
+                        .await());
         assertTrue(waiters <= 1, waiters + " registrations left on the task");
     }
 
@@ -306,7 +311,8 @@ class SpecEdgesTest {
             AtomicBoolean produced = new AtomicBoolean();
             Reactive.<Integer>produce(e -> produced.set(true)).subscribe(throwing);
             Reactive.fromFuture(Future.completed(1)).subscribe(throwing);
-            Reactive.<Integer>fromFuture(Future.failed(new IllegalStateException("x"))).subscribe(throwing);
+            Reactive.<Integer>fromFuture(Future.failed(new IllegalStateException("x")))
+                    .subscribe(throwing);
             assertEquals(3, reported.size());
             assertEquals(0, signals.get()); // treated as cancelled (§2.13)
             assertFalse(produced.get()); // its producer never ran
@@ -320,20 +326,22 @@ class SpecEdgesTest {
         try (FiberIo io = FiberIo.builder().workers(2).build()) {
             AtomicReference<Future<Object>> child = new AtomicReference<>();
             Channel<String> parked = Channel.bounded(1);
-            WeftPublisher<Integer> publisher = Io.with(io).call(() -> Reactive.produce(emitter -> {
-                child.set(Io.async(() -> {
-                    parked.send("about to emit");
-                    emitter.emit(1); // no demand: waits
-                    return null;
-                }));
-                parked.receive(); // the child is at its emit (or about to be)
-            }));
+            WeftPublisher<Integer> publisher = Io.with(io)
+                    .call(() -> Reactive.produce(emitter -> {
+                        child.set(Io.async(() -> {
+                            parked.send("about to emit");
+                            emitter.emit(1); // no demand: waits
+                            return null;
+                        }));
+                        parked.receive(); // the child is at its emit (or about to be)
+                    }));
             Recorder<Integer> recorder = Recorder.manual();
             publisher.subscribe(recorder);
             recorder.awaitTerminal();
             assertTrue(recorder.completed());
             awaitUntil(() -> child.get() != null && child.get().isDone());
-            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> child.get().await());
+            IllegalStateException refused =
+                    assertThrows(IllegalStateException.class, () -> child.get().await());
             assertTrue(refused.getMessage().contains("after the producer returned"), refused.getMessage());
             assertEquals(0, recorder.count());
             assertEquals(List.of(), recorder.violations());
@@ -342,9 +350,11 @@ class SpecEdgesTest {
 
     @Test
     void prefetchIsBoundedWithAClearError() {
-        IllegalArgumentException tooBig = assertThrows(IllegalArgumentException.class,
-                () -> Inbox.withPrefetch(Integer.MAX_VALUE));
+        IllegalArgumentException tooBig =
+                assertThrows(IllegalArgumentException.class, () -> Inbox.withPrefetch(Integer.MAX_VALUE));
         assertTrue(tooBig.getMessage().contains("65536"), tooBig.getMessage());
-        assertEquals("Inbox[prefetch=65536, outstanding=0]", Inbox.withPrefetch(Inbox.MAX_PREFETCH).toString());
+        assertEquals(
+                "Inbox[prefetch=65536, outstanding=0]",
+                Inbox.withPrefetch(Inbox.MAX_PREFETCH).toString());
     }
 }

@@ -46,10 +46,19 @@ class SubscriberRulesTest {
 
     static Stream<Named<Function<List<Throwable>, Reporting>>> ios() {
         return Stream.of(
-                Named.of("BlockingIo", reported -> new Reporting(
-                        BlockingIo.builder().uncaughtExceptionHandler((t, e) -> reported.add(e)).build(), reported, () -> { })),
+                Named.of(
+                        "BlockingIo",
+                        reported -> new Reporting(
+                                BlockingIo.builder()
+                                        .uncaughtExceptionHandler((t, e) -> reported.add(e))
+                                        .build(),
+                                reported,
+                                () -> {})),
                 Named.of("FiberIo", reported -> {
-                    FiberIo io = FiberIo.builder().workers(2).uncaughtExceptionHandler((t, e) -> reported.add(e)).build();
+                    FiberIo io = FiberIo.builder()
+                            .workers(2)
+                            .uncaughtExceptionHandler((t, e) -> reported.add(e))
+                            .build();
                     return new Reporting(io, reported, io::close);
                 }));
     }
@@ -118,13 +127,15 @@ class SubscriberRulesTest {
 
     @ParameterizedTest
     @MethodSource("ios")
-    void aFailedFuturesSubscriberThatThrowsFromOnErrorDoesNotMakeSubscribeThrow(Function<List<Throwable>, Reporting> make) {
+    void aFailedFuturesSubscriberThatThrowsFromOnErrorDoesNotMakeSubscribeThrow(
+            Function<List<Throwable>, Reporting> make) {
         List<Throwable> reported = new CopyOnWriteArrayList<>();
         try (Reporting r = make.apply(reported)) {
             IllegalStateException boom = new IllegalStateException("onError broke");
             Throwing subscriber = new Throwing("onError", boom);
-            Io.with(r.io()).run(() -> Reactive.fromFuture(Future.failed(new IllegalArgumentException("the outcome")))
-                    .subscribe(subscriber)); // §1.9: returns normally
+            Io.with(r.io())
+                    .run(() -> Reactive.fromFuture(Future.failed(new IllegalArgumentException("the outcome")))
+                            .subscribe(subscriber)); // §1.9: returns normally
             awaitReported(reported, boom);
             assertEquals(List.of("onSubscribe", "onError"), subscriber.signals);
         }
@@ -132,12 +143,14 @@ class SubscriberRulesTest {
 
     @ParameterizedTest
     @MethodSource("ios")
-    void anEmptyFuturesSubscriberThatThrowsFromOnCompleteDoesNotMakeSubscribeThrow(Function<List<Throwable>, Reporting> make) {
+    void anEmptyFuturesSubscriberThatThrowsFromOnCompleteDoesNotMakeSubscribeThrow(
+            Function<List<Throwable>, Reporting> make) {
         List<Throwable> reported = new CopyOnWriteArrayList<>();
         try (Reporting r = make.apply(reported)) {
             IllegalStateException boom = new IllegalStateException("onComplete broke");
             Throwing subscriber = new Throwing("onComplete", boom);
-            Io.with(r.io()).run(() -> Reactive.fromFuture(Future.completed(null)).subscribe(subscriber));
+            Io.with(r.io())
+                    .run(() -> Reactive.fromFuture(Future.completed(null)).subscribe(subscriber));
             awaitReported(reported, boom);
             assertEquals(List.of("onSubscribe", "onComplete"), subscriber.signals);
         }
@@ -162,7 +175,8 @@ class SubscriberRulesTest {
     void aFuturesSignalsDoNotRunInsideItsCompletion() throws InterruptedException {
         // the future's waiters are run newest first (WaiterStack is a stack): the subscriber's
         // delivery is due before the action registered earlier. If that order ever changes,
-        // register the subscriber first and the latch action second to keep this test meaningful. Inside the completion, an onNext that waits for that action
+        // register the subscriber first and the latch action second to keep this test meaningful. Inside the
+        // completion, an onNext that waits for that action
         // would wait for itself; delivered by a task of its own, it sees the action run.
         try (FiberIo io = FiberIo.builder().workers(2).build()) {
             CompletableFuture<String> source = new CompletableFuture<>();
@@ -171,28 +185,29 @@ class SubscriberRulesTest {
             future.onDone(laterAction::countDown);
             AtomicReference<Boolean> sawIt = new AtomicReference<>();
             CountDownLatch delivered = new CountDownLatch(1);
-            Io.with(io).run(() -> Reactive.fromFuture(future).subscribe(new Subscriber<String>() {
-                @Override
-                public void onSubscribe(Subscription s) {
-                    s.request(1);
-                }
+            Io.with(io)
+                    .run(() -> Reactive.fromFuture(future).subscribe(new Subscriber<String>() {
+                        @Override
+                        public void onSubscribe(Subscription s) {
+                            s.request(1);
+                        }
 
-                @Override
-                public void onNext(String item) {
-                    try {
-                        sawIt.set(laterAction.await(5, TimeUnit.SECONDS));
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                    delivered.countDown();
-                }
+                        @Override
+                        public void onNext(String item) {
+                            try {
+                                sawIt.set(laterAction.await(5, TimeUnit.SECONDS));
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                            delivered.countDown();
+                        }
 
-                @Override
-                public void onError(Throwable t) {}
+                        @Override
+                        public void onError(Throwable t) {}
 
-                @Override
-                public void onComplete() {}
-            }));
+                        @Override
+                        public void onComplete() {}
+                    }));
             source.complete("v");
             assertTrue(delivered.await(20, TimeUnit.SECONDS));
             assertTrue(sawIt.get(), "onNext ran inside the future's completion, ahead of its other waiters");
@@ -209,13 +224,14 @@ class SubscriberRulesTest {
             IllegalStateException boom = new IllegalStateException("onNext broke");
             AtomicReference<Throwable> producerSaw = new AtomicReference<>();
             Throwing subscriber = new Throwing("onNext", boom);
-            WeftPublisher<Integer> publisher = Io.with(r.io()).call(() -> Reactive.produce(emitter -> {
-                try {
-                    emitter.emit(1);
-                } catch (RuntimeException e) {
-                    producerSaw.set(e); // and carries on as if nothing happened
-                }
-            }));
+            WeftPublisher<Integer> publisher = Io.with(r.io())
+                    .call(() -> Reactive.produce(emitter -> {
+                        try {
+                            emitter.emit(1);
+                        } catch (RuntimeException e) {
+                            producerSaw.set(e); // and carries on as if nothing happened
+                        }
+                    }));
             publisher.subscribe(subscriber);
             subscriber.subscription.request(5);
             awaitReported(reported, boom);
@@ -237,9 +253,11 @@ class SubscriberRulesTest {
             reported.clear();
             IllegalStateException errorBroke = new IllegalStateException("onError broke");
             Throwing failing = new Throwing("onError", errorBroke);
-            Io.with(r.io()).call(() -> Reactive.produce(emitter -> {
-                throw new IllegalArgumentException("the producer failed");
-            })).subscribe(failing);
+            Io.with(r.io())
+                    .call(() -> Reactive.produce(emitter -> {
+                        throw new IllegalArgumentException("the producer failed");
+                    }))
+                    .subscribe(failing);
             awaitReported(reported, errorBroke);
         }
     }
@@ -252,13 +270,14 @@ class SubscriberRulesTest {
         try (FiberIo io = FiberIo.builder().workers(1).virtualClock().build()) {
             Channel<String> inOnNext = Channel.bounded(1);
             AtomicReference<Future<Object>> stray = new AtomicReference<>();
-            WeftPublisher<Integer> publisher = Io.with(io).call(() -> Reactive.produce(emitter -> {
-                stray.set(Io.async(() -> {
-                    emitter.emit(1);
-                    return null;
-                }));
-                inOnNext.receive(); // the stray emit is inside onNext: return now
-            }));
+            WeftPublisher<Integer> publisher = Io.with(io)
+                    .call(() -> Reactive.produce(emitter -> {
+                        stray.set(Io.async(() -> {
+                            emitter.emit(1);
+                            return null;
+                        }));
+                        inOnNext.receive(); // the stray emit is inside onNext: return now
+                    }));
             Recorder<Integer> recorder = Recorder.manual();
             List<String> order = new CopyOnWriteArrayList<>();
             publisher.subscribe(new Subscriber<Integer>() {
@@ -289,7 +308,8 @@ class SubscriberRulesTest {
             });
             recorder.awaitTerminal();
             assertTrue(recorder.completed());
-            assertEquals(List.of("onNext returns at 10", "onComplete"), order, "the terminal signal never overlaps onNext");
+            assertEquals(
+                    List.of("onNext returns at 10", "onComplete"), order, "the terminal signal never overlaps onNext");
             assertEquals(List.of(), recorder.violations());
         }
     }

@@ -56,19 +56,28 @@ class DeterministicReplayTest {
                     return "fast";
                 }));
         trace.add("race " + winner);
-        String timedOut = Futures.timeoutOrDefault(Duration.ofMillis(5), () -> {
-            Io.sleep(Duration.ofMillis(50));
-            return "finished";
-        }, "timed out");
+        String timedOut = Futures.timeoutOrDefault(
+                Duration.ofMillis(5),
+                () -> {
+                    Io.sleep(Duration.ofMillis(50));
+                    return "finished";
+                },
+                "timed out");
         trace.add("timeout " + timedOut);
         AtomicInteger attempts = new AtomicInteger();
-        String retried = Futures.retry(RetryPolicy.builder().maxAttempts(4).initialDelay(Duration.ofMillis(2)).seed(7).build(), () -> {
-            trace.add("attempt " + attempts.incrementAndGet());
-            if (attempts.get() < 3) {
-                throw new IllegalStateException("not yet");
-            }
-            return "third time";
-        });
+        String retried = Futures.retry(
+                RetryPolicy.builder()
+                        .maxAttempts(4)
+                        .initialDelay(Duration.ofMillis(2))
+                        .seed(7)
+                        .build(),
+                () -> {
+                    trace.add("attempt " + attempts.incrementAndGet());
+                    if (attempts.get() < 3) {
+                        throw new IllegalStateException("not yet");
+                    }
+                    return "third time";
+                });
         trace.add("retry " + retried);
     }
 
@@ -103,13 +112,15 @@ class DeterministicReplayTest {
             scope.join();
         }
         raceTimeoutAndRetry(trace);
-        try (Inbox<Integer> inbox = Reactive.subscribe(Reactive.<Integer>produce(emitter -> {
-            for (int i = 0; i < 5; i++) {
-                Io.sleep(Duration.ofMillis(2));
-                emitter.emit(i);
-                trace.add("emitted " + i);
-            }
-        }), 2)) {
+        try (Inbox<Integer> inbox = Reactive.subscribe(
+                Reactive.<Integer>produce(emitter -> {
+                    for (int i = 0; i < 5; i++) {
+                        Io.sleep(Duration.ofMillis(2));
+                        emitter.emit(i);
+                        trace.add("emitted " + i);
+                    }
+                }),
+                2)) {
             for (Integer item : inbox) {
                 trace.add("inbox " + item);
             }
@@ -147,7 +158,10 @@ class DeterministicReplayTest {
             traces.add(trace.lines());
         }
         List<String> first = traces.iterator().next();
-        assertTrue(first.contains(first.get(first.size() - 1)) && first.get(first.size() - 1).endsWith("sum 190"), String.valueOf(first));
+        assertTrue(
+                first.contains(first.get(first.size() - 1))
+                        && first.get(first.size() - 1).endsWith("sum 190"),
+                String.valueOf(first));
         assertEquals(1, traces.size(), "distinct traces: " + traces);
     }
     /**
@@ -189,14 +203,16 @@ class DeterministicReplayTest {
         raceTimeoutAndRetry(trace);
         for (int round = 0; round < 2; round++) {
             int r = round;
-            try (Inbox<Integer> inbox = Reactive.subscribe(Reactive.<Integer>produce(emitter -> {
-                trace.add("producer " + r + " started");
-                for (int i = 0; i < 6; i++) {
-                    Io.sleep(Duration.ofMillis(1 + i % 3));
-                    emitter.emit(i);
-                    trace.add("emitted " + i);
-                }
-            }), 2)) {
+            try (Inbox<Integer> inbox = Reactive.subscribe(
+                    Reactive.<Integer>produce(emitter -> {
+                        trace.add("producer " + r + " started");
+                        for (int i = 0; i < 6; i++) {
+                            Io.sleep(Duration.ofMillis(1 + i % 3));
+                            emitter.emit(i);
+                            trace.add("emitted " + i);
+                        }
+                    }),
+                    2)) {
                 trace.add("subscribed " + r);
                 for (Integer item : inbox) {
                     trace.add("inbox " + item);
@@ -226,11 +242,16 @@ class DeterministicReplayTest {
         List<String> first = traces.iterator().next();
         // the test thread keeps the turn after subscribing, until it waits for the first item; the
         // producer's sleeps and the reader's then interleave by virtual time alone
-        assertTrue(first.indexOf("107 subscribed 0") >= 0
-                && first.indexOf("107 subscribed 0") + 1 == first.indexOf("107 producer 0 started"), String.valueOf(first));
+        assertTrue(
+                first.indexOf("107 subscribed 0") >= 0
+                        && first.indexOf("107 subscribed 0") + 1 == first.indexOf("107 producer 0 started"),
+                String.valueOf(first));
         assertTrue(first.indexOf("108 emitted 0") + 1 == first.indexOf("108 inbox 0"), String.valueOf(first));
         assertEquals("137 done", first.get(first.size() - 1), String.valueOf(first));
-        assertEquals(1, traces.size(), () -> traces.size() + " distinct traces, the first two: "
-                + traces.stream().limit(2).map(String::valueOf).toList());
+        assertEquals(
+                1,
+                traces.size(),
+                () -> traces.size() + " distinct traces, the first two: "
+                        + traces.stream().limit(2).map(String::valueOf).toList());
     }
 }

@@ -35,7 +35,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 class StructuredTaskScopeInTaskTest {
 
     private static ConditionFactory eventually() {
-        return Awaitility.await().atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2));
+        return Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(2));
     }
 
     private static boolean parked(Thread thread) {
@@ -70,7 +73,8 @@ class StructuredTaskScopeInTaskTest {
                     for (int i = 0; i < 2; i++) {
                         scope.fork(() -> {
                             forks.add(Thread.currentThread());
-                            seenInForks.add("task " + Io.currentTask().isPresent() + ", same Io " + (Io.current() == io));
+                            seenInForks.add(
+                                    "task " + Io.currentTask().isPresent() + ", same Io " + (Io.current() == io));
                             try {
                                 Io.current().suspendRaw(ParkToken.create()); // a Weft wait nobody readies
                             } catch (Cancelled expected) {
@@ -84,8 +88,10 @@ class StructuredTaskScopeInTaskTest {
                 }
                 return null;
             });
-            eventually().until(() -> forks.size() == 2 && forks.stream().allMatch(StructuredTaskScopeInTaskTest::parked)
-                    && parked(taskThread.get()));
+            eventually()
+                    .until(() -> forks.size() == 2
+                            && forks.stream().allMatch(StructuredTaskScopeInTaskTest::parked)
+                            && parked(taskThread.get()));
 
             assertTrue(task.get().cancel());
             eventually().until(task.get()::isDone);

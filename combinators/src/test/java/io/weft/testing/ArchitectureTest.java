@@ -45,7 +45,9 @@ class ArchitectureTest {
     @Test
     void theCheckSeesAReferenceWhenThereIsOne() {
         byte[] fake = "xx io/weft/fiber/FiberIo xx".getBytes(StandardCharsets.ISO_8859_1);
-        assertEquals(List.of("fake.class -> io/weft/fiber/"), referencesIn("fake.class", fake).toList());
+        assertEquals(
+                List.of("fake.class -> io/weft/fiber/"),
+                referencesIn("fake.class", fake).toList());
     }
 
     private static Stream<String> forbiddenReferences(Path classFile) {
@@ -58,12 +60,16 @@ class ArchitectureTest {
 
     @Test
     void theAllowedInternalClassesAreAllowedAndNoOther() {
-        byte[] allowed = "xx io/weft/internal/SideThreads xx io/weft/internal/SideThreads$Registry xx".getBytes(StandardCharsets.ISO_8859_1);
+        byte[] allowed = "xx io/weft/internal/SideThreads xx io/weft/internal/SideThreads$Registry xx"
+                .getBytes(StandardCharsets.ISO_8859_1);
         assertEquals(List.of(), referencesIn("ok.class", allowed).toList());
         byte[] scope = "xx io/weft/internal/CancelScope xx".getBytes(StandardCharsets.ISO_8859_1);
         assertEquals(List.of(), referencesIn("scope.class", scope).toList());
-        byte[] both = "xx io/weft/internal/SideThreads xx io/weft/internal/Task xx".getBytes(StandardCharsets.ISO_8859_1);
-        assertEquals(List.of("both.class -> io/weft/internal/"), referencesIn("both.class", both).toList());
+        byte[] both =
+                "xx io/weft/internal/SideThreads xx io/weft/internal/Task xx".getBytes(StandardCharsets.ISO_8859_1);
+        assertEquals(
+                List.of("both.class -> io/weft/internal/"),
+                referencesIn("both.class", both).toList());
     }
 
     private static Stream<String> referencesIn(String name, byte[] bytes) {

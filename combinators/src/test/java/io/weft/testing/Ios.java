@@ -60,12 +60,30 @@ public final class Ios {
     /** Every kind: BlockingIo (real and virtual clock) and FiberIo (1 and 4 workers, real and virtual). */
     public static Stream<Named<Kind>> all() {
         return Stream.of(
-                new Kind("BlockingIo", BlockingIo::create, true, false),
-                new Kind("BlockingIo virtual clock", () -> BlockingIo.builder().virtualClock().build(), true, true),
-                new Kind("FiberIo 1 worker", () -> FiberIo.builder().workers(1).build(), false, false),
-                new Kind("FiberIo 4 workers", () -> FiberIo.builder().workers(4).build(), false, false),
-                new Kind("FiberIo 1 worker virtual clock", () -> FiberIo.builder().workers(1).virtualClock().build(),
-                        false, true))
+                        new Kind("BlockingIo", BlockingIo::create, true, false),
+                        new Kind(
+                                "BlockingIo virtual clock",
+                                () -> BlockingIo.builder().virtualClock().build(),
+                                true,
+                                true),
+                        new Kind(
+                                "FiberIo 1 worker",
+                                () -> FiberIo.builder().workers(1).build(),
+                                false,
+                                false),
+                        new Kind(
+                                "FiberIo 4 workers",
+                                () -> FiberIo.builder().workers(4).build(),
+                                false,
+                                false),
+                        new Kind(
+                                "FiberIo 1 worker virtual clock",
+                                () -> FiberIo.builder()
+                                        .workers(1)
+                                        .virtualClock()
+                                        .build(),
+                                false,
+                                true))
                 .map(kind -> Named.of(kind.name(), kind));
     }
 

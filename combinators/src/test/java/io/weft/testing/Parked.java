@@ -27,8 +27,10 @@ public final class Parked {
         boolean suspended = false;
         boolean inMethod = false;
         for (StackTraceElement frame : thread.getStackTrace()) {
-            suspended |= frame.getClassName().equals(ParkToken.class.getName()) && frame.getMethodName().equals("suspend");
-            inMethod |= frame.getClassName().equals(owner.getName()) && frame.getMethodName().equals(method);
+            suspended |= frame.getClassName().equals(ParkToken.class.getName())
+                    && frame.getMethodName().equals("suspend");
+            inMethod |= frame.getClassName().equals(owner.getName())
+                    && frame.getMethodName().equals(method);
         }
         return suspended && inMethod && isWaiting(thread); // still parked after the stack was taken
     }

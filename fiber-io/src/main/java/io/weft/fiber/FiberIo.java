@@ -6,12 +6,12 @@ import io.weft.ParkToken;
 import io.weft.RawTask;
 import io.weft.TimerHandle;
 import io.weft.fiber.sched.Carriers;
-import io.weft.internal.HelpsAwaiters;
-import io.weft.internal.Context;
-import io.weft.internal.RootTasks;
-import io.weft.internal.Task;
 import io.weft.fiber.sched.Scheduler;
 import io.weft.fiber.time.Clock;
+import io.weft.internal.Context;
+import io.weft.internal.HelpsAwaiters;
+import io.weft.internal.RootTasks;
+import io.weft.internal.Task;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -144,8 +144,14 @@ public final class FiberIo implements Io, AutoCloseable {
         this.uncaughtExceptionHandler = builder.uncaughtExceptionHandler;
         this.name = builder.name != null ? builder.name : "weft-" + INSTANCES.incrementAndGet();
         Clock clock = virtualClock ? Clock.virtual() : Clock.real();
-        this.scheduler = new Scheduler(builder.workers, builder.runQueueCapacity, clock, builder.seed,
-                builder.spinBeforeParking, name, builder.explore);
+        this.scheduler = new Scheduler(
+                builder.workers,
+                builder.runQueueCapacity,
+                clock,
+                builder.seed,
+                builder.spinBeforeParking,
+                name,
+                builder.explore);
     }
 
     /**
@@ -480,7 +486,8 @@ public final class FiberIo implements Io, AutoCloseable {
             return List.of();
         }
         if (scheduler.isWorkerThread()) {
-            throw new IllegalStateException("a FiberIo cannot be closed from one of its own tasks: it would wait for itself");
+            throw new IllegalStateException(
+                    "a FiberIo cannot be closed from one of its own tasks: it would wait for itself");
         }
         synchronized (this) {
             if (closed) {
@@ -495,7 +502,8 @@ public final class FiberIo implements Io, AutoCloseable {
                 if (left <= 0) {
                     break;
                 }
-                scheduler.awaitFewerTasks(Math.min(left, LOOK_AGAIN_NANOS)); // an ending task usually unparks this thread
+                scheduler.awaitFewerTasks(
+                        Math.min(left, LOOK_AGAIN_NANOS)); // an ending task usually unparks this thread
                 interrupted |= Thread.interrupted();
                 scheduler.cancelRunning(); // a task that started as the last look was made
             }
@@ -545,6 +553,7 @@ public final class FiberIo implements Io, AutoCloseable {
     @Override
     public String toString() {
         return "FiberIo[" + name + ", " + scheduler.workerCount() + " workers, " + (virtualClock ? "virtual" : "real")
-                + " clock at " + nowMs() + " ms, " + scheduler.liveTasks() + " live tasks" + (closing ? ", closed" : "") + "]";
+                + " clock at " + nowMs() + " ms, " + scheduler.liveTasks() + " live tasks" + (closing ? ", closed" : "")
+                + "]";
     }
 }

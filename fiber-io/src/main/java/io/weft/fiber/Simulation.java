@@ -31,8 +31,10 @@ public final class Simulation {
         private final long seed;
 
         Failure(long seed, Throwable cause) {
-            super("failed under seed " + seed + " (replay: Simulation.replay(" + seed + ", body), or"
-                    + " FiberIo.builder().workers(1).virtualClock().explore(" + seed + ")): " + cause, cause);
+            super(
+                    "failed under seed " + seed + " (replay: Simulation.replay(" + seed + ", body), or"
+                            + " FiberIo.builder().workers(1).virtualClock().explore(" + seed + ")): " + cause,
+                    cause);
             this.seed = seed;
         }
 
@@ -84,7 +86,12 @@ public final class Simulation {
      */
     public static <T> T replay(long seed, Callable<T> body) {
         Objects.requireNonNull(body, "body");
-        try (FiberIo io = FiberIo.builder().workers(1).virtualClock().explore(seed).name("simulation-" + seed).build()) {
+        try (FiberIo io = FiberIo.builder()
+                .workers(1)
+                .virtualClock()
+                .explore(seed)
+                .name("simulation-" + seed)
+                .build()) {
             return Io.with(io).call(body);
         }
     }

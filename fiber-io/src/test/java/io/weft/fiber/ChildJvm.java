@@ -33,7 +33,10 @@ final class ChildJvm {
         command.addAll(List.of(args));
         Path log = Files.createTempFile("weft-child", ".log");
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
             boolean ended = process.waitFor(timeoutSeconds, TimeUnit.SECONDS);
             if (!ended) {
                 process.destroyForcibly().waitFor();

@@ -36,15 +36,18 @@ class DeterminismTest {
                             switch (random.nextInt(5)) {
                                 case 0 -> Io.sleep(Duration.ofMillis(random.nextInt(20)));
                                 case 1 -> Thread.yield();
-                                case 2 -> sum += Io.async(() -> {
-                                    Io.sleep(Duration.ofMillis(random.nextInt(5)));
-                                    trace.add(io.nowMs() + " child of t" + id);
-                                    return 1;
-                                }).await();
+                                case 2 ->
+                                    sum += Io.async(() -> {
+                                                Io.sleep(Duration.ofMillis(random.nextInt(5)));
+                                                trace.add(io.nowMs() + " child of t" + id);
+                                                return 1;
+                                            })
+                                            .await();
                                 case 3 -> {
                                     if (!earlier.isEmpty()) {
                                         try {
-                                            sum += earlier.get(random.nextInt(earlier.size())).await();
+                                            sum += earlier.get(random.nextInt(earlier.size()))
+                                                    .await();
                                         } catch (Cancelled c) {
                                             trace.add(io.nowMs() + " t" + id + " saw a cancelled task");
                                         }
@@ -52,7 +55,8 @@ class DeterminismTest {
                                 }
                                 default -> {
                                     if (!earlier.isEmpty() && random.nextInt(4) == 0) {
-                                        earlier.get(random.nextInt(earlier.size())).cancel();
+                                        earlier.get(random.nextInt(earlier.size()))
+                                                .cancel();
                                     }
                                 }
                             }
@@ -139,8 +143,10 @@ class DeterminismTest {
                         Io.sleep(Duration.ofMillis(second));
                         long wokeAgain = io.nowMs();
                         boolean exact = woke == start + first && wokeAgain == woke + second;
-                        return exact ? null : "fiber " + id + ": " + start + "+" + first + " -> " + woke + ", +" + second
-                                + " -> " + wokeAgain;
+                        return exact
+                                ? null
+                                : "fiber " + id + ": " + start + "+" + first + " -> " + woke + ", +" + second + " -> "
+                                        + wokeAgain;
                     }));
                 }
                 List<String> problems = new ArrayList<>();

@@ -13,18 +13,30 @@ import org.junit.jupiter.api.Nested;
 
 /** The whole conformance kit on FiberIo: 1 and 4 workers, real and virtual clock. */
 class FiberIoConformanceTest {
-    static final IoUnderTest ONE_WORKER =
-            IoUnderTest.scheduling(() -> FiberIo.builder().workers(1).build())
-                    .withUncaughtExceptionHandler(h -> FiberIo.builder().workers(1).uncaughtExceptionHandler(h).build());
-    static final IoUnderTest FOUR_WORKERS =
-            IoUnderTest.scheduling(() -> FiberIo.builder().workers(4).build())
-                    .withUncaughtExceptionHandler(h -> FiberIo.builder().workers(4).uncaughtExceptionHandler(h).build());
-    static final IoUnderTest ONE_WORKER_VIRTUAL =
-            IoUnderTest.scheduling(() -> FiberIo.builder().workers(1).virtualClock().build()).withVirtualClock()
-                    .withUncaughtExceptionHandler(h -> FiberIo.builder().workers(1).virtualClock().uncaughtExceptionHandler(h).build());
-    static final IoUnderTest FOUR_WORKERS_VIRTUAL =
-            IoUnderTest.scheduling(() -> FiberIo.builder().workers(4).virtualClock().build()).withVirtualClock()
-                    .withUncaughtExceptionHandler(h -> FiberIo.builder().workers(4).virtualClock().uncaughtExceptionHandler(h).build());
+    static final IoUnderTest ONE_WORKER = IoUnderTest.scheduling(
+                    () -> FiberIo.builder().workers(1).build())
+            .withUncaughtExceptionHandler(h ->
+                    FiberIo.builder().workers(1).uncaughtExceptionHandler(h).build());
+    static final IoUnderTest FOUR_WORKERS = IoUnderTest.scheduling(
+                    () -> FiberIo.builder().workers(4).build())
+            .withUncaughtExceptionHandler(h ->
+                    FiberIo.builder().workers(4).uncaughtExceptionHandler(h).build());
+    static final IoUnderTest ONE_WORKER_VIRTUAL = IoUnderTest.scheduling(
+                    () -> FiberIo.builder().workers(1).virtualClock().build())
+            .withVirtualClock()
+            .withUncaughtExceptionHandler(h -> FiberIo.builder()
+                    .workers(1)
+                    .virtualClock()
+                    .uncaughtExceptionHandler(h)
+                    .build());
+    static final IoUnderTest FOUR_WORKERS_VIRTUAL = IoUnderTest.scheduling(
+                    () -> FiberIo.builder().workers(4).virtualClock().build())
+            .withVirtualClock()
+            .withUncaughtExceptionHandler(h -> FiberIo.builder()
+                    .workers(4)
+                    .virtualClock()
+                    .uncaughtExceptionHandler(h)
+                    .build());
 
     /** The kit on 1 worker, real clock. */
     @Nested

@@ -50,7 +50,8 @@ class FiberIoStressTest {
                 long sum = io.call(() -> skynet(0, 1_000_000));
                 long ms = (System.nanoTime() - start) / 1_000_000;
                 assertEquals(499_999_500_000L, sum);
-                System.out.printf("skynet round %d: 1,111,111 fibers in %d ms on %d workers%n", round, ms, io.workers());
+                System.out.printf(
+                        "skynet round %d: 1,111,111 fibers in %d ms on %d workers%n", round, ms, io.workers());
             }
             // The root's end is counted just after its caller wakes; every other task was awaited.
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> io.liveTasks() == 0);
@@ -70,9 +71,12 @@ class FiberIoStressTest {
                     parked.add(Io.async(() -> shared.await() + 1));
                 }
             });
-            org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> TaskProbe.waiterCount(shared) == count);
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofMinutes(2))
+                    .until(() -> TaskProbe.waiterCount(shared) == count);
             long after = usedHeap();
-            System.out.printf("FiberIo: %d parked fibers, about %d bytes of heap each%n", count, (after - before) / count);
+            System.out.printf(
+                    "FiberIo: %d parked fibers, about %d bytes of heap each%n", count, (after - before) / count);
             gate.complete(41);
             long sum = 0;
             for (Future<Integer> f : parked) {
@@ -92,11 +96,13 @@ class FiberIoStressTest {
                 }
             }));
         }
-        org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(2))
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofMinutes(2))
                 .until(() -> threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING));
         long after = usedHeap();
-        System.out.printf("JDK default-scheduler virtual threads: %d parked, about %d bytes of heap each%n", count,
-                (after - before) / count);
+        System.out.printf(
+                "JDK default-scheduler virtual threads: %d parked, about %d bytes of heap each%n",
+                count, (after - before) / count);
         release.countDown();
     }
 
@@ -137,8 +143,9 @@ class FiberIoStressTest {
                 }
             });
         }
-        System.out.printf("cancel vs complete: %d rounds, %d cancelled, %d completed%n", rounds, cancelledCount[0],
-                rounds - cancelledCount[0]);
+        System.out.printf(
+                "cancel vs complete: %d rounds, %d cancelled, %d completed%n",
+                rounds, cancelledCount[0], rounds - cancelledCount[0]);
         assertTrue(cancelledCount[0] > 0, "no round was cancelled: the race was not exercised");
         assertTrue(cancelledCount[0] < rounds, "no round completed: the race was not exercised");
     }
@@ -217,7 +224,7 @@ class FiberIoStressTest {
             int[] ran = new int[1];
             List<Thread> batch = new ArrayList<>(1024);
             for (int i = 0; i < spawns; i++) {
-                batch.add(Thread.ofVirtual().start(() -> { }));
+                batch.add(Thread.ofVirtual().start(() -> {}));
                 if (batch.size() == 1024 || i == spawns - 1) {
                     for (Thread t : batch) {
                         t.join();
@@ -228,9 +235,11 @@ class FiberIoStressTest {
             }
             double jdkSpawn = (System.nanoTime() - t3) / (double) spawns;
             assertEquals(spawns, ran[0]);
-            System.out.printf("round %d: yield  FiberIo(1 worker) %6.1f ns, JDK default scheduler %6.1f ns, ratio %.2fx%n",
+            System.out.printf(
+                    "round %d: yield  FiberIo(1 worker) %6.1f ns, JDK default scheduler %6.1f ns, ratio %.2fx%n",
                     round, weftYield, jdkYield, jdkYield / weftYield);
-            System.out.printf("round %d: spawn+await FiberIo(1 worker) %6.1f ns, JDK vthread start+join %6.1f ns, ratio %.2fx%n",
+            System.out.printf(
+                    "round %d: spawn+await FiberIo(1 worker) %6.1f ns, JDK vthread start+join %6.1f ns, ratio %.2fx%n",
                     round, weftSpawn, jdkSpawn, jdkSpawn / weftSpawn);
         }
     }
@@ -290,20 +299,24 @@ class FiberIoStressTest {
             try (FiberIo io = FiberIo.builder().workers(2).build()) {
                 spinning = pingPongNanos(io, rounds);
             }
-            try (FiberIo io = FiberIo.builder().workers(2).spinBeforeParking(false).build()) {
+            try (FiberIo io =
+                    FiberIo.builder().workers(2).spinBeforeParking(false).build()) {
                 parking = pingPongNanos(io, rounds);
             }
-            System.out.printf("round %d: fiber ping-pong round trip on 2 workers: spinning %,.0f ns, no spinning %,.0f ns%n",
+            System.out.printf(
+                    "round %d: fiber ping-pong round trip on 2 workers: spinning %,.0f ns, no spinning %,.0f ns%n",
                     round, spinning, parking);
             double remoteSpinning;
             double remoteParking;
             try (FiberIo io = FiberIo.builder().workers(2).build()) {
                 remoteSpinning = remoteCallNanos(io, rounds / 10);
             }
-            try (FiberIo io = FiberIo.builder().workers(2).spinBeforeParking(false).build()) {
+            try (FiberIo io =
+                    FiberIo.builder().workers(2).spinBeforeParking(false).build()) {
                 remoteParking = remoteCallNanos(io, rounds / 10);
             }
-            System.out.printf("round %d: root task from a plain thread, call+return on 2 workers: spinning %,.0f ns, no spinning %,.0f ns%n",
+            System.out.printf(
+                    "round %d: root task from a plain thread, call+return on 2 workers: spinning %,.0f ns, no spinning %,.0f ns%n",
                     round, remoteSpinning, remoteParking);
         }
     }

@@ -1,6 +1,5 @@
 package io.weft.fiber;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -39,7 +38,8 @@ class FiberIoTest {
         assertThrows(IllegalArgumentException.class, () -> FiberIo.builder().workers(65));
         assertThrows(IllegalArgumentException.class, () -> FiberIo.builder().runQueueCapacity(3));
         assertThrows(IllegalArgumentException.class, () -> FiberIo.builder().closeTimeout(Duration.ZERO));
-        NullPointerException npe = assertThrows(NullPointerException.class, () -> FiberIo.builder().closeTimeout(null));
+        NullPointerException npe =
+                assertThrows(NullPointerException.class, () -> FiberIo.builder().closeTimeout(null));
         assertEquals("timeout", npe.getMessage());
     }
 
@@ -59,7 +59,9 @@ class FiberIoTest {
                 return seen;
             });
             assertEquals(101, virtual.size());
-            assertTrue(virtual.stream().allMatch(Boolean::booleanValue), "every task ran on a fiber with the Io installed");
+            assertTrue(
+                    virtual.stream().allMatch(Boolean::booleanValue),
+                    "every task ran on a fiber with the Io installed");
         }
     }
 
@@ -86,7 +88,9 @@ class FiberIoTest {
                 return io.nowMs();
             });
             assertEquals(Duration.ofHours(1).toMillis(), at);
-            assertTrue(System.nanoTime() - wallStart < TimeUnit.SECONDS.toNanos(5), "an hour of virtual sleep took real time");
+            assertTrue(
+                    System.nanoTime() - wallStart < TimeUnit.SECONDS.toNanos(5),
+                    "an hour of virtual sleep took real time");
         }
     }
 
@@ -107,15 +111,16 @@ class FiberIoTest {
         java.util.concurrent.CountDownLatch sleeping = new java.util.concurrent.CountDownLatch(10);
         for (int i = 0; i < 10; i++) {
             int n = i;
-            tasks.add(Io.with(io).call(() -> Io.async(() -> {
-                try {
-                    sleeping.countDown();
-                    Io.sleep(Duration.ofHours(1));
-                    return "slept";
-                } finally {
-                    log.add("finally " + n);
-                }
-            })));
+            tasks.add(Io.with(io)
+                    .call(() -> Io.async(() -> {
+                        try {
+                            sleeping.countDown();
+                            Io.sleep(Duration.ofHours(1));
+                            return "slept";
+                        } finally {
+                            log.add("finally " + n);
+                        }
+                    })));
         }
         assertTrue(sleeping.await(20, TimeUnit.SECONDS));
         io.close();
@@ -155,10 +160,11 @@ class FiberIoTest {
             Thread spawner = Thread.ofPlatform().start(() -> {
                 for (int i = 0; i < 200; i++) {
                     try {
-                        spawned.add(Io.with(io).call(() -> Io.async(() -> {
-                            Io.sleep(Duration.ofHours(1));
-                            return "slept";
-                        })));
+                        spawned.add(Io.with(io)
+                                .call(() -> Io.async(() -> {
+                                    Io.sleep(Duration.ofHours(1));
+                                    return "slept";
+                                })));
                     } catch (IllegalStateException closed) {
                         refused.incrementAndGet();
                     }
@@ -184,17 +190,23 @@ class FiberIoTest {
 
     @Test
     void closeReportsTasksThatDoNotUnwindInTime() {
-        FiberIo io = FiberIo.builder().workers(1).closeTimeout(Duration.ofMillis(200)).build();
+        FiberIo io = FiberIo.builder()
+                .workers(1)
+                .closeTimeout(Duration.ofMillis(200))
+                .build();
         CompletableFuture<ParkToken> stuck = new CompletableFuture<>();
-        Future<String> stubborn = Io.with(io).call(() -> Io.async(() -> Io.shield(() -> {
-            ParkToken park = ParkToken.create();
-            stuck.complete(park);
-            Io.current().suspendRaw(park); // shielded: close's cancel cannot end it
-            return "never";
-        })));
+        Future<String> stubborn = Io.with(io)
+                .call(() -> Io.async(() -> Io.shield(() -> {
+                    ParkToken park = ParkToken.create();
+                    stuck.complete(park);
+                    Io.current().suspendRaw(park); // shielded: close's cancel cannot end it
+                    return "never";
+                })));
         stuck.join();
         IllegalStateException e = assertThrows(IllegalStateException.class, io::close);
-        assertTrue(e.getMessage().contains("1 task(s)") && e.getMessage().contains(stubborn.toString().substring(0, 5)),
+        assertTrue(
+                e.getMessage().contains("1 task(s)")
+                        && e.getMessage().contains(stubborn.toString().substring(0, 5)),
                 e.getMessage());
         assertTrue(io.isClosed());
     }
@@ -203,12 +215,13 @@ class FiberIoTest {
     void shutdownReturnsTheUnfinishedTasks() {
         FiberIo io = FiberIo.builder().workers(1).build();
         CompletableFuture<Void> parked = new CompletableFuture<>();
-        Future<String> stubborn = Io.with(io).call(() -> Io.async(() -> Io.shield(() -> {
-            ParkToken park = ParkToken.create();
-            parked.complete(null);
-            Io.current().suspendRaw(park);
-            return "never";
-        })));
+        Future<String> stubborn = Io.with(io)
+                .call(() -> Io.async(() -> Io.shield(() -> {
+                    ParkToken park = ParkToken.create();
+                    parked.complete(null);
+                    Io.current().suspendRaw(park);
+                    return "never";
+                })));
         parked.join();
         List<RawTask> unfinished = io.shutdown(Duration.ofMillis(100));
         assertEquals(1, unfinished.size());

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.Future;
 import io.weft.Io;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -235,9 +234,10 @@ class ForeignVirtualThreadsTest {
                 micros[i] = (latencies[i] - sentAt[i]) / 1_000;
             }
             Arrays.sort(micros);
-            System.out.printf("socket wake-up, 2 workers, %d other fibers computing in 20 us slices: "
-                    + "median %d us, p90 %d us, max %d us over %d reads%n", computingFibers,
-                    micros[rounds / 2], micros[rounds * 9 / 10], micros[rounds - 1], rounds);
+            System.out.printf(
+                    "socket wake-up, 2 workers, %d other fibers computing in 20 us slices: "
+                            + "median %d us, p90 %d us, max %d us over %d reads%n",
+                    computingFibers, micros[rounds / 2], micros[rounds * 9 / 10], micros[rounds - 1], rounds);
         }
     }
 }

@@ -35,9 +35,9 @@ class IoWithRootTaskTest {
         try (FiberIo io = FiberIo.builder().workers(2).virtualClock().build()) {
             for (int run = 0; run < 50; run++) {
                 long start = io.nowMs();
-                String winner = Io.with(io).call(() -> Io.race(
-                        Io.async(() -> sleepThen(100, "slow")),
-                        Io.async(() -> sleepThen(50, "fast"))));
+                String winner = Io.with(io)
+                        .call(() ->
+                                Io.race(Io.async(() -> sleepThen(100, "slow")), Io.async(() -> sleepThen(50, "fast"))));
                 assertEquals("fast", winner, "run " + run);
                 assertEquals(50, io.nowMs() - start, "virtual time moved only to the winner's deadline, run " + run);
             }
@@ -86,9 +86,13 @@ class IoWithRootTaskTest {
             Thread caller = Thread.currentThread();
             assertNotSame(caller, Io.with(io).call(Thread::currentThread));
             IllegalArgumentException thrown = new IllegalArgumentException("from the body");
-            assertEquals(thrown, assertThrows(IllegalArgumentException.class, () -> Io.with(io).run(() -> {
-                throw thrown;
-            })));
+            assertEquals(
+                    thrown,
+                    assertThrows(
+                            IllegalArgumentException.class,
+                            () -> Io.with(io).run(() -> {
+                                throw thrown;
+                            })));
         }
     }
 
@@ -116,7 +120,8 @@ class IoWithRootTaskTest {
                     }
                 }
             });
-            org.awaitility.Awaitility.await().until(() -> root.get() != null && caller.getState() == Thread.State.WAITING);
+            org.awaitility.Awaitility.await()
+                    .until(() -> root.get() != null && caller.getState() == Thread.State.WAITING);
             caller.interrupt();
             caller.join();
             assertTrue(seen.get() instanceof Cancelled, String.valueOf(seen.get()));
@@ -128,7 +133,8 @@ class IoWithRootTaskTest {
     void aClosedFiberIoCannotBeEntered() {
         FiberIo io = FiberIo.builder().workers(1).build();
         io.close();
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Io.with(io).call(() -> 1));
+        IllegalStateException e =
+                assertThrows(IllegalStateException.class, () -> Io.with(io).call(() -> 1));
         assertTrue(e.getMessage().contains("closed"), e.getMessage());
     }
 

@@ -89,11 +89,12 @@ class SimulationTest {
                 assertEquals("ok", Io.with(io).call(assumesArmingOrder), "a fixed order never shows it");
             }
         }
-        Simulation.Failure found = assertThrows(Simulation.Failure.class, () -> Simulation.explore(50, assumesArmingOrder));
+        Simulation.Failure found =
+                assertThrows(Simulation.Failure.class, () -> Simulation.explore(50, assumesArmingOrder));
         assertInstanceOf(IllegalStateException.class, found.getCause());
         assertTrue(found.getMessage().contains("seed " + found.seed()), found.getMessage());
-        IllegalStateException replayed = assertThrows(IllegalStateException.class,
-                () -> Simulation.replay(found.seed(), assumesArmingOrder));
+        IllegalStateException replayed =
+                assertThrows(IllegalStateException.class, () -> Simulation.replay(found.seed(), assumesArmingOrder));
         assertEquals(found.getCause().getMessage(), replayed.getMessage());
     }
 

@@ -114,15 +114,16 @@ class TasksBeforeThreadsTest {
         try (FiberIo io = FiberIo.builder().workers(2).build()) {
             AtomicReference<Future<?>> helped = new AtomicReference<>();
             AtomicBoolean parkedInside = new AtomicBoolean();
-            Future<Object> awaiter = Io.with(io).call(() -> Io.async(() -> {
-                Future<Object> child = Io.async(() -> {
-                    helped.set(Io.currentTask().orElseThrow());
-                    parkedInside.set(true);
-                    Io.sleep(Duration.ofDays(1));
-                    return "slept";
-                });
-                return child.await();
-            }));
+            Future<Object> awaiter = Io.with(io)
+                    .call(() -> Io.async(() -> {
+                        Future<Object> child = Io.async(() -> {
+                            helped.set(Io.currentTask().orElseThrow());
+                            parkedInside.set(true);
+                            Io.sleep(Duration.ofDays(1));
+                            return "slept";
+                        });
+                        return child.await();
+                    }));
             await().untilTrue(parkedInside);
             assertTrue(awaiter.cancel());
             assertThrows(Cancelled.class, awaiter::await);
@@ -272,15 +273,16 @@ class TasksBeforeThreadsTest {
         FiberIo io = FiberIo.builder().workers(1).build();
         AtomicReference<Future<String>> child = new AtomicReference<>();
         AtomicBoolean childStarted = new AtomicBoolean();
-        Future<String> awaiter = Io.with(io).call(() -> Io.async(() -> Io.shield(() -> {
-            Future<String> c = Io.async(() -> {
-                childStarted.set(true);
-                Io.sleep(Duration.ofHours(1));
-                return "slept";
-            });
-            child.set(c);
-            return c.await(); // not started: runs here, in place, inside the shield
-        })));
+        Future<String> awaiter = Io.with(io)
+                .call(() -> Io.async(() -> Io.shield(() -> {
+                    Future<String> c = Io.async(() -> {
+                        childStarted.set(true);
+                        Io.sleep(Duration.ofHours(1));
+                        return "slept";
+                    });
+                    child.set(c);
+                    return c.await(); // not started: runs here, in place, inside the shield
+                })));
         await().untilTrue(childStarted);
         List<io.weft.RawTask> unfinished = io.shutdown(Duration.ofSeconds(20));
         assertEquals(List.of(), unfinished);
@@ -335,8 +337,8 @@ class TasksBeforeThreadsTest {
      * (queued behind it) and then spins until {@code release}: it holds the only worker, and having
      * no suspend point it ignores a cancel. Returns the queued tasks once it spins.
      */
-    private static List<Future<Integer>> queueBehindASpinner(FiberIo io, int count, java.util.concurrent.Callable<Integer> body,
-            AtomicBoolean release) {
+    private static List<Future<Integer>> queueBehindASpinner(
+            FiberIo io, int count, java.util.concurrent.Callable<Integer> body, AtomicBoolean release) {
         AtomicBoolean spinning = new AtomicBoolean();
         List<Future<Integer>> queued = new java.util.concurrent.CopyOnWriteArrayList<>();
         io.run(() -> Io.async(() -> {

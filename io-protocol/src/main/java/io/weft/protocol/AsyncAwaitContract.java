@@ -130,7 +130,11 @@ public abstract class AsyncAwaitContract extends IoContract {
         IllegalArgumentException failure = new IllegalArgumentException("bad");
         source.completeExceptionally(failure);
         for (Started<String> awaiter : awaiters) {
-            assertSame(failure, assertThrows(IllegalArgumentException.class, () -> inIo(() -> awaiter.future().await())));
+            assertSame(
+                    failure,
+                    assertThrows(
+                            IllegalArgumentException.class,
+                            () -> inIo(() -> awaiter.future().await())));
         }
     }
 
@@ -223,15 +227,17 @@ public abstract class AsyncAwaitContract extends IoContract {
     @Test
     void aTaskAwaitingAnotherTaskGetsItsValue() {
         String result = inIo(() -> Io.async(() -> {
-            Future<String> child = Io.async(() -> "child");
-            return "parent+" + child.await();
-        }).await());
+                    Future<String> child = Io.async(() -> "child");
+                    return "parent+" + child.await();
+                })
+                .await());
         assertEquals("parent+child", result);
     }
 
     @Test
     void aTaskAwaitingItsOwnFutureFailsInsteadOfHanging() {
-        Future<Object> f = inIo(() -> Io.async(() -> Io.currentTask().orElseThrow().await()));
+        Future<Object> f =
+                inIo(() -> Io.async(() -> Io.currentTask().orElseThrow().await()));
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> inIo(f::await));
         assertTrue(e.getMessage().contains("own"), e.getMessage());
     }
@@ -240,23 +246,27 @@ public abstract class AsyncAwaitContract extends IoContract {
     void anAwaitCycleBetweenTwoTasksFailsInsteadOfHanging() {
         CompletableFuture<Future<?>> firstHandle = new CompletableFuture<>();
         CompletableFuture<Future<?>> secondHandle = new CompletableFuture<>();
-        Started<Object> first = startElsewhere(() -> Future.from(secondHandle).await().await());
+        Started<Object> first =
+                startElsewhere(() -> Future.from(secondHandle).await().await());
         firstHandle.complete(first.future());
-        Started<Object> second = startElsewhere(() -> Future.from(firstHandle).await().await());
+        Started<Object> second =
+                startElsewhere(() -> Future.from(firstHandle).await().await());
         secondHandle.complete(second.future());
         awaitDone(first.future());
         awaitDone(second.future());
         Throwable a = first.future().exceptionNow();
         Throwable b = second.future().exceptionNow();
-        assertTrue(a instanceof IllegalStateException || b instanceof IllegalStateException,
+        assertTrue(
+                a instanceof IllegalStateException || b instanceof IllegalStateException,
                 "one side sees the cycle: " + a + " / " + b);
-        assertTrue(String.valueOf(a.getMessage()).contains("cycle") || String.valueOf(b.getMessage()).contains("cycle"));
+        assertTrue(String.valueOf(a.getMessage()).contains("cycle")
+                || String.valueOf(b.getMessage()).contains("cycle"));
     }
 
     @Test
     void anAwaitCycleOfThreeTasksFailsInsteadOfHanging() {
-        List<CompletableFuture<Future<?>>> handles = List.of(new CompletableFuture<>(), new CompletableFuture<>(),
-                new CompletableFuture<>());
+        List<CompletableFuture<Future<?>>> handles =
+                List.of(new CompletableFuture<>(), new CompletableFuture<>(), new CompletableFuture<>());
         List<Started<Object>> tasks = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             CompletableFuture<Future<?>> next = handles.get((i + 1) % 3);
@@ -318,7 +328,9 @@ public abstract class AsyncAwaitContract extends IoContract {
         });
         completer.join(PATIENCE.toMillis());
         assertEquals(List.of(boom), reported, "the completing thread's handler got the action's exception");
-        assertEquals(List.of("registered after", "registered before"), ran.stream().sorted().toList());
+        assertEquals(
+                List.of("registered after", "registered before"),
+                ran.stream().sorted().toList());
         assertEquals("value", f.resultNow(), "the future keeps its value");
         assertEquals("value", inIo(() -> awaiter.future().await()), "the parked awaiter was woken");
     }
@@ -349,7 +361,8 @@ public abstract class AsyncAwaitContract extends IoContract {
      */
     @Test
     void anAwaitChainOfAHundredThousandTasksUnwinds() {
-        assumeFalse(runsTasksInline(), "an inline Io runs each task to its end inside async: no chain of parked awaits");
+        assumeFalse(
+                runsTasksInline(), "an inline Io runs each task to its end inside async: no chain of parked awaits");
         int depth = 100_000;
         CompletableFuture<Integer> release = new CompletableFuture<>();
         AtomicInteger awaiting = new AtomicInteger();
@@ -368,7 +381,10 @@ public abstract class AsyncAwaitContract extends IoContract {
             return link;
         });
         eventually().until(() -> awaiting.get() == depth || last.isDone()); // every link waits on the one before it
-        assertEquals(Future.State.PENDING, last.state(), () -> "the chain ended before its release: " + thrownBy(last::await));
+        assertEquals(
+                Future.State.PENDING,
+                last.state(),
+                () -> "the chain ended before its release: " + thrownBy(last::await));
         release.complete(0);
         assertEquals(depth - 1, (int) inIo(last::await));
     }
@@ -391,7 +407,8 @@ public abstract class AsyncAwaitContract extends IoContract {
 
     @Test
     void aTaskAwaitingItsOwnFutureWithATimeoutTooLongToRepresentWaitsUntilCancelled() {
-        Started<Object> self = startElsewhere(() -> Io.currentTask().orElseThrow().await(Duration.ofSeconds(Long.MAX_VALUE)));
+        Started<Object> self =
+                startElsewhere(() -> Io.currentTask().orElseThrow().await(Duration.ofSeconds(Long.MAX_VALUE)));
         self.awaitParked(); // a timed await: not a self-await error, however far its deadline
         assertFalse(self.future().isDone(), String.valueOf(self.future()));
         self.future().cancel();
@@ -431,7 +448,8 @@ public abstract class AsyncAwaitContract extends IoContract {
             throw boom;
         }));
         awaitDone(failed);
-        ExecutionException e = assertThrows(ExecutionException.class, () -> failed.toCompletableFuture().get());
+        ExecutionException e = assertThrows(
+                ExecutionException.class, () -> failed.toCompletableFuture().get());
         assertSame(boom, e.getCause());
 
         Future<String> pending = Future.from(new CompletableFuture<String>());
@@ -459,13 +477,19 @@ public abstract class AsyncAwaitContract extends IoContract {
 
     @Test
     void fromCompletionStageCarriesValueFailureAndCancellation() {
-        assertEquals("v", inIo(() -> Future.from(CompletableFuture.completedFuture("v")).await()));
+        assertEquals(
+                "v",
+                inIo(() -> Future.from(CompletableFuture.completedFuture("v")).await()));
 
         IllegalStateException boom = new IllegalStateException("boom");
         CompletableFuture<String> failing = CompletableFuture.supplyAsync(() -> {
             throw boom;
         });
-        assertSame(boom, assertThrows(IllegalStateException.class, () -> inIo(() -> Future.from(failing).await())));
+        assertSame(
+                boom,
+                assertThrows(
+                        IllegalStateException.class,
+                        () -> inIo(() -> Future.from(failing).await())));
 
         CompletableFuture<String> cancelled = new CompletableFuture<>();
         cancelled.cancel(false);

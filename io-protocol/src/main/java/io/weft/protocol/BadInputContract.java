@@ -28,10 +28,13 @@ public abstract class BadInputContract extends IoContract {
     }
 
     private void assertIoStillWorks() {
-        assertEquals("still fine", inIo(() -> Io.async(() -> {
-            Io.sleep(Duration.ofMillis(1));
-            return "still fine";
-        }).await()));
+        assertEquals(
+                "still fine",
+                inIo(() -> Io.async(() -> {
+                            Io.sleep(Duration.ofMillis(1));
+                            return "still fine";
+                        })
+                        .await()));
     }
 
     @Test
@@ -84,8 +87,8 @@ public abstract class BadInputContract extends IoContract {
     @Test
     void aFutureNotMadeByWeftIsRejectedByRace() {
         Future<String> foreign = new ForeignFuture();
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> inIo(() -> Io.race(foreign, Future.completed("ok"))));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> inIo(() -> Io.race(foreign, Future.completed("ok"))));
         assertTrue(e.getMessage().contains("not a Future made by Weft"), e.getMessage());
         assertIoStillWorks();
     }
@@ -110,7 +113,10 @@ public abstract class BadInputContract extends IoContract {
                 return "rejected";
             }
         }));
-        assertEquals("rejected", inIo(f::await), "a token made outside the task (inline: another task; else another thread)");
+        assertEquals(
+                "rejected",
+                inIo(f::await),
+                "a token made outside the task (inline: another task; else another thread)");
         assertIoStillWorks();
     }
 
@@ -161,7 +167,7 @@ public abstract class BadInputContract extends IoContract {
         @Override
         public io.weft.Registration onDone(Runnable action) {
             action.run();
-            return () -> { };
+            return () -> {};
         }
 
         @Override

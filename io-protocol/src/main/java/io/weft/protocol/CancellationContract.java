@@ -143,27 +143,30 @@ public abstract class CancellationContract extends IoContract {
         int rounds = 100;
         AtomicIntegerArray runs = new AtomicIntegerArray(rounds);
         boolean[] cancelledBeforeStart = inIo(() -> Io.async(() -> {
-            boolean[] beforeStart = new boolean[rounds];
-            for (int i = 0; i < rounds; i++) {
-                int round = i;
-                AtomicBoolean looked = new AtomicBoolean();
-                // Once started, the body cannot end before `looked` is set: a child that is done
-                // right after cancel() returned was cancelled before it started.
-                Future<Integer> child = Io.async(() -> {
-                    runs.incrementAndGet(round);
-                    while (!looked.get()) {
-                        Thread.onSpinWait();
+                    boolean[] beforeStart = new boolean[rounds];
+                    for (int i = 0; i < rounds; i++) {
+                        int round = i;
+                        AtomicBoolean looked = new AtomicBoolean();
+                        // Once started, the body cannot end before `looked` is set: a child that is done
+                        // right after cancel() returned was cancelled before it started.
+                        Future<Integer> child = Io.async(() -> {
+                            runs.incrementAndGet(round);
+                            while (!looked.get()) {
+                                Thread.onSpinWait();
+                            }
+                            return round;
+                        });
+                        assertTrue(
+                                child.cancel(),
+                                "round " + round + ": a child that cannot have ended refused the cancel");
+                        beforeStart[round] = child.isDone();
+                        looked.set(true);
+                        assertThrows(Cancelled.class, child::await, "round " + round);
+                        assertEquals(Future.State.CANCELLED, child.state(), "round " + round);
                     }
-                    return round;
-                });
-                assertTrue(child.cancel(), "round " + round + ": a child that cannot have ended refused the cancel");
-                beforeStart[round] = child.isDone();
-                looked.set(true);
-                assertThrows(Cancelled.class, child::await, "round " + round);
-                assertEquals(Future.State.CANCELLED, child.state(), "round " + round);
-            }
-            return beforeStart;
-        }).await());
+                    return beforeStart;
+                })
+                .await());
         closeIo(); // nothing runs after close: a body that has not run by now never will
         int unstarted = 0;
         for (int round = 0; round < rounds; round++) {
@@ -357,35 +360,37 @@ public abstract class CancellationContract extends IoContract {
     void aCancelThatReturnedTrueNeverLetsTheTaskSucceed() {
         int rounds = 10_000;
         int[] outcomes = inIo(() -> Io.async(() -> {
-            int[] counts = new int[2]; // [cancelled, succeeded]
-            for (int i = 0; i < rounds; i++) {
-                int value = i;
-                Future<Integer> task = Io.async(() -> {
-                    if ((value & 1) == 0) {
-                        Thread.yield(); // not a suspend point: the task goes on computing
+                    int[] counts = new int[2]; // [cancelled, succeeded]
+                    for (int i = 0; i < rounds; i++) {
+                        int value = i;
+                        Future<Integer> task = Io.async(() -> {
+                            if ((value & 1) == 0) {
+                                Thread.yield(); // not a suspend point: the task goes on computing
+                            }
+                            return value;
+                        });
+                        // FiberIo: the canceller takes the spawner's LIFO slot and pushes the task to its
+                        // queue, where another worker may start it while the cancel is on its way.
+                        Future<Boolean> canceller = Io.async(task::cancel);
+                        boolean requested = canceller.await();
+                        try {
+                            int result = task.await();
+                            if (requested) {
+                                throw new AssertionError(
+                                        "round " + i + ": cancel() returned true, yet the task succeeded");
+                            }
+                            assertEquals(value, result, "round " + i);
+                            counts[1]++;
+                        } catch (Cancelled c) {
+                            if (!requested) {
+                                throw new AssertionError("round " + i + ": cancelled, yet cancel() returned false", c);
+                            }
+                            counts[0]++;
+                        }
                     }
-                    return value;
-                });
-                // FiberIo: the canceller takes the spawner's LIFO slot and pushes the task to its
-                // queue, where another worker may start it while the cancel is on its way.
-                Future<Boolean> canceller = Io.async(task::cancel);
-                boolean requested = canceller.await();
-                try {
-                    int result = task.await();
-                    if (requested) {
-                        throw new AssertionError("round " + i + ": cancel() returned true, yet the task succeeded");
-                    }
-                    assertEquals(value, result, "round " + i);
-                    counts[1]++;
-                } catch (Cancelled c) {
-                    if (!requested) {
-                        throw new AssertionError("round " + i + ": cancelled, yet cancel() returned false", c);
-                    }
-                    counts[0]++;
-                }
-            }
-            return counts;
-        }).await());
+                    return counts;
+                })
+                .await());
         assertEquals(rounds, outcomes[0] + outcomes[1]);
     }
 
@@ -460,10 +465,13 @@ public abstract class CancellationContract extends IoContract {
             assertSame(failure, reported.get(10, java.util.concurrent.TimeUnit.SECONDS));
         } finally {
             Thread.setDefaultUncaughtExceptionHandler(previous);
-            Thread.currentThread().setUncaughtExceptionHandler(callerOwn == Thread.currentThread().getThreadGroup() ? null : callerOwn);
+            Thread.currentThread()
+                    .setUncaughtExceptionHandler(
+                            callerOwn == Thread.currentThread().getThreadGroup() ? null : callerOwn);
         }
         assertThrows(NullPointerException.class, () -> Io.launch(null));
     }
+
     @Test
     void aLaunchedTasksFailureGoesToItsIosOwnHandlerWhenItHasOne() throws Exception {
         assumeTrue(subject().withHandler() != null, "no configurable handler");
@@ -490,11 +498,14 @@ public abstract class CancellationContract extends IoContract {
                 Io.launch(() -> after.complete("the Io runs on after its handler threw"));
             });
             assertNotNull(reported.get(10, java.util.concurrent.TimeUnit.SECONDS));
-            assertEquals("the Io runs on after its handler threw", after.get(10, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(
+                    "the Io runs on after its handler threw", after.get(10, java.util.concurrent.TimeUnit.SECONDS));
             assertEquals(List.of(), elsewhere, "the thread's handlers saw it too");
         } finally {
             Thread.setDefaultUncaughtExceptionHandler(previous);
-            Thread.currentThread().setUncaughtExceptionHandler(callerOwn == Thread.currentThread().getThreadGroup() ? null : callerOwn);
+            Thread.currentThread()
+                    .setUncaughtExceptionHandler(
+                            callerOwn == Thread.currentThread().getThreadGroup() ? null : callerOwn);
             if (withHandler instanceof AutoCloseable closeable) {
                 closeable.close();
             }
@@ -616,7 +627,8 @@ public abstract class CancellationContract extends IoContract {
                 // the child's value after the cancel is dropped
             }
             parentFlag.set(Thread.currentThread().isInterrupted()); // ...which must not reach its parent
-            laterTaskFlag.set(Io.async(() -> Thread.currentThread().isInterrupted()).await()); // nor a later task
+            laterTaskFlag.set(
+                    Io.async(() -> Thread.currentThread().isInterrupted()).await()); // nor a later task
             return "parent done";
         });
         eventually().until(() -> child.get() != null);

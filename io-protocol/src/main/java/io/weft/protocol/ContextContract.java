@@ -36,7 +36,9 @@ public abstract class ContextContract extends IoContract {
 
     @Test
     void nestedTasksInheritTheIoAtEveryDepth() {
-        Io seen = inIo(() -> Io.async(() -> Io.async(() -> Io.async(Io::current).await()).await()).await());
+        Io seen = inIo(() -> Io.async(
+                        () -> Io.async(() -> Io.async(Io::current).await()).await())
+                .await());
         assertSame(io, seen);
     }
 
@@ -98,20 +100,27 @@ public abstract class ContextContract extends IoContract {
             return !self.isDone();
         }));
         assertTrue((boolean) inIo(f::await));
-        Future<Future<?>> selfReport = inIo(() -> Io.async(() -> Io.currentTask().orElseThrow()));
+        Future<Future<?>> selfReport =
+                inIo(() -> Io.async(() -> Io.currentTask().orElseThrow()));
         assertSame(selfReport, inIo(selfReport::await));
     }
 
     @Test
     void bindingCallPassesUncheckedExceptionsAndWrapsCheckedOnes() {
         IllegalStateException unchecked = new IllegalStateException("u");
-        assertSame(unchecked, assertThrows(IllegalStateException.class, () -> inIo(() -> {
-            throw unchecked;
-        })));
+        assertSame(
+                unchecked,
+                assertThrows(
+                        IllegalStateException.class,
+                        () -> inIo(() -> {
+                            throw unchecked;
+                        })));
         IOException checked = new IOException("c");
-        CompletionException e = assertThrows(CompletionException.class, () -> inIo(() -> {
-            throw checked;
-        }));
+        CompletionException e = assertThrows(
+                CompletionException.class,
+                () -> inIo(() -> {
+                    throw checked;
+                }));
         assertSame(checked, e.getCause());
     }
 

@@ -216,20 +216,25 @@ public abstract class IoContract {
     protected final <T> Started<T> startElsewhere(Callable<T> body) {
         AtomicReference<Thread> thread = new AtomicReference<>();
         AtomicReference<Future<T>> handle = new AtomicReference<>();
-        helper("task-starter", () -> inIo(() -> Io.async(() -> {
-            @SuppressWarnings("unchecked")
-            Future<T> self = (Future<T>) Io.currentTask().orElseThrow();
-            thread.set(Thread.currentThread());
-            handle.set(self);
-            return body.call();
-        })));
+        helper(
+                "task-starter",
+                () -> inIo(() -> Io.async(() -> {
+                    @SuppressWarnings("unchecked")
+                    Future<T> self = (Future<T>) Io.currentTask().orElseThrow();
+                    thread.set(Thread.currentThread());
+                    handle.set(self);
+                    return body.call();
+                })));
         eventually().until(() -> handle.get() != null);
         return new Started<>(handle.get(), thread.get());
     }
 
     /** An Awaitility condition that polls often (every 2 ms) for at most {@link #PATIENCE}. */
     static ConditionFactory eventually() {
-        return org.awaitility.Awaitility.await().atMost(PATIENCE).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2));
+        return org.awaitility.Awaitility.await()
+                .atMost(PATIENCE)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(2));
     }
 
     /**

@@ -25,7 +25,10 @@ import java.util.function.Supplier;
  *     {@link Io#uncaughtExceptionHandler()} is the given handler; null if the Io has no way to
  *     configure one (the contracts that need it are then skipped)
  */
-public record IoUnderTest(Supplier<? extends Io> factory, boolean runsTasksInline, boolean hasVirtualClock,
+public record IoUnderTest(
+        Supplier<? extends Io> factory,
+        boolean runsTasksInline,
+        boolean hasVirtualClock,
         Function<Thread.UncaughtExceptionHandler, ? extends Io> withHandler) {
 
     /**
@@ -58,8 +61,10 @@ public record IoUnderTest(Supplier<? extends Io> factory, boolean runsTasksInlin
      * @param withHandler makes a fresh Io, configured like {@code factory}'s, with that handler
      * @return a copy with {@code withHandler}
      */
-    public IoUnderTest withUncaughtExceptionHandler(Function<Thread.UncaughtExceptionHandler, ? extends Io> withHandler) {
-        return new IoUnderTest(factory, runsTasksInline, hasVirtualClock, Objects.requireNonNull(withHandler, "withHandler"));
+    public IoUnderTest withUncaughtExceptionHandler(
+            Function<Thread.UncaughtExceptionHandler, ? extends Io> withHandler) {
+        return new IoUnderTest(
+                factory, runsTasksInline, hasVirtualClock, Objects.requireNonNull(withHandler, "withHandler"));
     }
 
     /**

@@ -95,8 +95,8 @@ public abstract class RaceContract extends IoContract {
     void raceWrapsTheWinnersCheckedFailure() {
         IOException io = new IOException("disk");
         Future<String> a = Future.failed(io);
-        CompletionException e = assertThrows(CompletionException.class,
-                () -> inIo(() -> Io.race(a, Future.from(new CompletableFuture<String>()))));
+        CompletionException e = assertThrows(
+                CompletionException.class, () -> inIo(() -> Io.race(a, Future.from(new CompletableFuture<String>()))));
         assertSame(io, e.getCause());
     }
 
@@ -168,19 +168,22 @@ public abstract class RaceContract extends IoContract {
             whileRacing.set(waiterCount(stubborn.future()));
             source.complete("quick");
         };
-        assertEquals("quick", inIoWhenItParks("completer", complete, () -> Io.race(stubborn.future(), Future.from(source))));
+        assertEquals(
+                "quick", inIoWhenItParks("completer", complete, () -> Io.race(stubborn.future(), Future.from(source))));
         assertFalse(stubborn.future().isDone());
         assertEquals(1, whileRacing.get(), "the parked race was registered on the loser");
         assertEquals(0, waiterCount(stubborn.future()), "the race left its waiter on the loser");
         io.ready(release.get());
         awaitDone(stubborn.future());
-        assertEquals(Future.State.CANCELLED, stubborn.future().state(), "the race cancelled it; the shield deferred that");
+        assertEquals(
+                Future.State.CANCELLED, stubborn.future().state(), "the race cancelled it; the shield deferred that");
     }
 
     @Test
     void raceAndJoinOfALoserThatAwaitsTheRacerIsNoDeadlock() {
         CompletableFuture<Future<?>> racerHandle = new CompletableFuture<>();
-        Started<Object> loser = startElsewhere(() -> Future.from(racerHandle).await().await());
+        Started<Object> loser =
+                startElsewhere(() -> Future.from(racerHandle).await().await());
         loser.awaitParked();
         Started<String> racer = startElsewhere(() -> {
             racerHandle.complete(Io.currentTask().orElseThrow());
@@ -265,7 +268,8 @@ public abstract class RaceContract extends IoContract {
             // the loser completes too (it may still be recording its value), unless the race's cancel got there first
             awaitDone(lost);
             Future.State loser = lost.state();
-            assertTrue(loser == Future.State.SUCCESS || loser == Future.State.CANCELLED, "round " + round + ": " + loser);
+            assertTrue(
+                    loser == Future.State.SUCCESS || loser == Future.State.CANCELLED, "round " + round + ": " + loser);
         }
     }
 
@@ -273,7 +277,8 @@ public abstract class RaceContract extends IoContract {
     void anAwaitOfARacerThatRacesTheAwaiterIsNoCycleWhileTheRaceHasAnotherInput() {
         CompletableFuture<Future<?>> racerHandle = new CompletableFuture<>();
         CompletableFuture<String> other = new CompletableFuture<>();
-        Started<Object> awaiter = startElsewhere(() -> Future.from(racerHandle).await().await());
+        Started<Object> awaiter =
+                startElsewhere(() -> Future.from(racerHandle).await().await());
         awaiter.awaitParked();
         Started<Object> racer = startElsewhere(() -> {
             racerHandle.complete(Io.currentTask().orElseThrow());
@@ -282,8 +287,11 @@ public abstract class RaceContract extends IoContract {
         racer.awaitParked();
         // the awaiter awaits the racer, which waits for the awaiter or `other`: not a deadlock
         eventually().until(() -> awaiter.future().isDone() || waiterCount(racer.future()) == 1);
-        assertEquals(Future.State.PENDING, awaiter.future().state(),
-                () -> "an await through a race with another input was taken for a cycle: " + awaiter.future().exceptionNow());
+        assertEquals(
+                Future.State.PENDING,
+                awaiter.future().state(),
+                () -> "an await through a race with another input was taken for a cycle: "
+                        + awaiter.future().exceptionNow());
         other.complete("the other input");
         assertEquals("the other input", inIo(() -> racer.future().await()));
         awaitDone(awaiter.future());
@@ -312,7 +320,8 @@ public abstract class RaceContract extends IoContract {
         awaitDone(parent.future());
         eventually().until(() -> child.get() != null && child.get().isDone());
         assertEquals("the other input", child.get().resultNow());
-        assertEquals(Future.State.CANCELLED, parent.future().state(), "the race cancelled its losing input, the parent");
+        assertEquals(
+                Future.State.CANCELLED, parent.future().state(), "the race cancelled its losing input, the parent");
     }
 
     @Test

@@ -113,58 +113,61 @@ public abstract class RawOperationsContract extends IoContract {
     void aCancelledTimerNeverFires() {
         // Inside a task: a virtual clock does not advance while a task is running.
         inIo(() -> Io.async(() -> {
-            ParkToken cancelled = ParkToken.create();
-            long now = io.nowMs();
-            TimerHandle timer = io.armTimer(now + 10, cancelled);
-            assertTrue(timer.cancel(), "cancelling a pending timer stops it");
-            assertFalse(timer.cancel(), "cancel is idempotent");
+                    ParkToken cancelled = ParkToken.create();
+                    long now = io.nowMs();
+                    TimerHandle timer = io.armTimer(now + 10, cancelled);
+                    assertTrue(timer.cancel(), "cancelling a pending timer stops it");
+                    assertFalse(timer.cancel(), "cancel is idempotent");
 
-            ParkToken later = ParkToken.create();
-            io.armTimer(now + 40, later);
-            io.suspendRaw(later);
-            assertFalse(cancelled.isReady(), "a cancelled timer fired");
-            return null;
-        }).await());
+                    ParkToken later = ParkToken.create();
+                    io.armTimer(now + 40, later);
+                    io.suspendRaw(later);
+                    assertFalse(cancelled.isReady(), "a cancelled timer fired");
+                    return null;
+                })
+                .await());
     }
 
     @Test
     void timersFireInDeadlineOrder() {
         // Inside a task: a virtual clock must not jump while the timers are still being armed.
         inIo(() -> Io.async(() -> {
-            long now = io.nowMs();
-            ParkToken late = ParkToken.create();
-            ParkToken early = ParkToken.create();
-            ParkToken middle = ParkToken.create();
-            io.armTimer(now + 90, late);
-            io.armTimer(now + 10, early);
-            io.armTimer(now + 50, middle);
-            for (ParkToken park : new ParkToken[] {early, middle, late}) {
-                io.suspendRaw(park);
-                // Read the latest first: if timers fire in order, a ready later one implies ready earlier ones.
-                boolean lateReady = late.isReady();
-                boolean middleReady = middle.isReady();
-                boolean earlyReady = early.isReady();
-                assertTrue(!lateReady || middleReady, "the latest timer fired before the middle one");
-                assertTrue(!middleReady || earlyReady, "the middle timer fired before the earliest");
-            }
-            assertTrue(io.nowMs() >= now + 90);
-            return null;
-        }).await());
+                    long now = io.nowMs();
+                    ParkToken late = ParkToken.create();
+                    ParkToken early = ParkToken.create();
+                    ParkToken middle = ParkToken.create();
+                    io.armTimer(now + 90, late);
+                    io.armTimer(now + 10, early);
+                    io.armTimer(now + 50, middle);
+                    for (ParkToken park : new ParkToken[] {early, middle, late}) {
+                        io.suspendRaw(park);
+                        // Read the latest first: if timers fire in order, a ready later one implies ready earlier ones.
+                        boolean lateReady = late.isReady();
+                        boolean middleReady = middle.isReady();
+                        boolean earlyReady = early.isReady();
+                        assertTrue(!lateReady || middleReady, "the latest timer fired before the middle one");
+                        assertTrue(!middleReady || earlyReady, "the middle timer fired before the earliest");
+                    }
+                    assertTrue(io.nowMs() >= now + 90);
+                    return null;
+                })
+                .await());
     }
 
     @Test
     void pollReportsTheNextDeadlineWithoutWaitingPastIt() {
         // Inside a task: a virtual clock does not advance while a task is running.
         inIo(() -> Io.async(() -> {
-            ParkToken park = ParkToken.create();
-            long deadline = io.nowMs() + 60_000;
-            TimerHandle timer = io.armTimer(deadline, park);
-            long next = io.poll(io.nowMs());
-            assertEquals(deadline, next, "poll reports the one pending deadline");
-            assertFalse(park.isReady(), "poll fired a timer that was not due");
-            assertTrue(timer.cancel());
-            return null;
-        }).await());
+                    ParkToken park = ParkToken.create();
+                    long deadline = io.nowMs() + 60_000;
+                    TimerHandle timer = io.armTimer(deadline, park);
+                    long next = io.poll(io.nowMs());
+                    assertEquals(deadline, next, "poll reports the one pending deadline");
+                    assertFalse(park.isReady(), "poll fired a timer that was not due");
+                    assertTrue(timer.cancel());
+                    return null;
+                })
+                .await());
     }
 
     @Test

@@ -59,7 +59,9 @@ public abstract class ShieldContract extends IoContract {
         started.future().cancel();
         io.ready(release.get()); // the cancel did not wake it: the shield holds it back
         awaitDone(started.future());
-        assertEquals(List.of("shielded park returned normally", "after the shield", "cancelled at the next suspend point"), log);
+        assertEquals(
+                List.of("shielded park returned normally", "after the shield", "cancelled at the next suspend point"),
+                log);
         assertEquals(Future.State.CANCELLED, started.future().state());
     }
 
@@ -105,7 +107,9 @@ public abstract class ShieldContract extends IoContract {
         started.future().cancel();
         io.ready(release.get());
         awaitDone(started.future());
-        assertEquals(List.of("inner shield exited", "slept inside the outer shield", "cancelled after the outer shield"), log);
+        assertEquals(
+                List.of("inner shield exited", "slept inside the outer shield", "cancelled after the outer shield"),
+                log);
     }
 
     @Test
@@ -156,27 +160,31 @@ public abstract class ShieldContract extends IoContract {
 
     @Test
     void aShieldReturnsItsBodysValue() {
-        assertEquals("inside", inIo(() -> Io.async(() -> Io.shield(() -> "inside")).await()));
+        assertEquals(
+                "inside", inIo(() -> Io.async(() -> Io.shield(() -> "inside")).await()));
     }
 
     @Test
     void theRunnableShieldRunsItsBody() {
         List<String> log = new CopyOnWriteArrayList<>();
         inIo(() -> Io.async(() -> {
-            Io.shield(() -> {
-                log.add("ran");
-            });
-            return null;
-        }).await());
+                    Io.shield(() -> {
+                        log.add("ran");
+                    });
+                    return null;
+                })
+                .await());
         assertEquals(List.of("ran"), log);
     }
 
     @Test
     void aShieldWrapsACheckedExceptionInCompletionException() {
         IOException io = new IOException("disk");
-        CompletionException e = assertThrows(CompletionException.class, () -> inIo(() -> Io.shield(() -> {
-            throw io;
-        })));
+        CompletionException e = assertThrows(
+                CompletionException.class,
+                () -> inIo(() -> Io.shield(() -> {
+                    throw io;
+                })));
         assertSame(io, e.getCause());
     }
 

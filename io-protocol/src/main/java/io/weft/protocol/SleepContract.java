@@ -30,10 +30,11 @@ public abstract class SleepContract extends IoContract {
     @Test
     void sleepWaitsAtLeastTheDurationOnTheIosClock() {
         long slept = inIo(() -> Io.async(() -> {
-            long start = Io.current().nowMs();
-            Io.sleep(Duration.ofMillis(40));
-            return Io.current().nowMs() - start;
-        }).await());
+                    long start = Io.current().nowMs();
+                    Io.sleep(Duration.ofMillis(40));
+                    return Io.current().nowMs() - start;
+                })
+                .await());
         assertTrue(slept >= 40, "slept only " + slept + " ms");
     }
 
@@ -64,10 +65,11 @@ public abstract class SleepContract extends IoContract {
     @Test
     void subMillisecondDurationsRoundUpSoASleepNeverEndsEarly() {
         long slept = inIo(() -> Io.async(() -> {
-            long start = Io.current().nowMs();
-            Io.sleep(Duration.ofNanos(1));
-            return Io.current().nowMs() - start;
-        }).await());
+                    long start = Io.current().nowMs();
+                    Io.sleep(Duration.ofNanos(1));
+                    return Io.current().nowMs() - start;
+                })
+                .await());
         assertTrue(slept >= 1, "a 1 ns sleep returned after " + slept + " ms");
     }
 
@@ -100,19 +102,22 @@ public abstract class SleepContract extends IoContract {
         assumeTrue(hasVirtualClock(), "on a real clock it would take that long");
         Duration huge = Duration.ofMillis(Long.MAX_VALUE / 4); // about 73 million years: finite, far from saturating
         long[] times = inIo(() -> Io.async(() -> {
-            long start = Io.current().nowMs();
-            Io.sleep(huge);
-            long woke = Io.current().nowMs();
-            Io.sleep(Duration.ofMillis(5)); // and the clock goes on working out there
-            return new long[] {start, woke, Io.current().nowMs()};
-        }).await());
+                    long start = Io.current().nowMs();
+                    Io.sleep(huge);
+                    long woke = Io.current().nowMs();
+                    Io.sleep(Duration.ofMillis(5)); // and the clock goes on working out there
+                    return new long[] {start, woke, Io.current().nowMs()};
+                })
+                .await());
         assertEquals(times[0] + huge.toMillis(), times[1], "woke at " + times[1] + " after starting at " + times[0]);
         assertEquals(times[1] + 5, times[2]);
     }
 
     @Test
     void aCancelledSleepLeavesNoTimerBehind() {
-        assumeFalse(runsTasksInline() && hasVirtualClock(), "an inline virtual clock jumps over a sleep nobody else waits behind");
+        assumeFalse(
+                runsTasksInline() && hasVirtualClock(),
+                "an inline virtual clock jumps over a sleep nobody else waits behind");
         long[] deadlines; // [while it slept, after it was cancelled]
         if (runsTasksInline()) {
             Started<String> sleeper = startElsewhere(() -> {
@@ -127,20 +132,21 @@ public abstract class SleepContract extends IoContract {
         } else {
             // Inside a task: a virtual clock does not jump to the hour while the test looks.
             deadlines = inIo(() -> Io.async(() -> {
-                Io current = Io.current();
-                Future<Void> sleeper = Io.async(() -> {
-                    Io.sleep(Duration.ofHours(1));
-                    return null;
-                });
-                long armed = current.poll(current.nowMs());
-                while (armed == Io.NO_DEADLINE) {
-                    Io.yield(); // until the sleeper has armed its timer
-                    armed = current.poll(current.nowMs());
-                }
-                sleeper.cancel();
-                assertThrows(Cancelled.class, sleeper::await);
-                return new long[] {armed, current.poll(current.nowMs())};
-            }).await());
+                        Io current = Io.current();
+                        Future<Void> sleeper = Io.async(() -> {
+                            Io.sleep(Duration.ofHours(1));
+                            return null;
+                        });
+                        long armed = current.poll(current.nowMs());
+                        while (armed == Io.NO_DEADLINE) {
+                            Io.yield(); // until the sleeper has armed its timer
+                            armed = current.poll(current.nowMs());
+                        }
+                        sleeper.cancel();
+                        assertThrows(Cancelled.class, sleeper::await);
+                        return new long[] {armed, current.poll(current.nowMs())};
+                    })
+                    .await());
         }
         assertTrue(deadlines[0] != Io.NO_DEADLINE, "the sleep armed no timer");
         assertEquals(Io.NO_DEADLINE, deadlines[1], "the cancelled sleep left its timer armed");
@@ -191,22 +197,23 @@ public abstract class SleepContract extends IoContract {
         AtomicLong slowDeadline = new AtomicLong();
         AtomicLong fastDeadline = new AtomicLong();
         inIo(() -> Io.async(() -> {
-            Future<?> slow = Io.async(() -> {
-                slowDeadline.set(Io.current().nowMs() + 60);
-                Io.sleep(Duration.ofMillis(60));
-                order.add(60);
-                return null;
-            });
-            Future<?> fast = Io.async(() -> {
-                fastDeadline.set(Io.current().nowMs() + 10);
-                Io.sleep(Duration.ofMillis(10));
-                order.add(10);
-                return null;
-            });
-            slow.await();
-            fast.await();
-            return null;
-        }).await());
+                    Future<?> slow = Io.async(() -> {
+                        slowDeadline.set(Io.current().nowMs() + 60);
+                        Io.sleep(Duration.ofMillis(60));
+                        order.add(60);
+                        return null;
+                    });
+                    Future<?> fast = Io.async(() -> {
+                        fastDeadline.set(Io.current().nowMs() + 10);
+                        Io.sleep(Duration.ofMillis(10));
+                        order.add(10);
+                        return null;
+                    });
+                    slow.await();
+                    fast.await();
+                    return null;
+                })
+                .await());
         if (runsTasksInline()) {
             assertEquals(List.of(60, 10), order, "inline, each sleeper runs to its end in spawn order");
             return;

@@ -58,16 +58,17 @@ public final class Cancellation {
             out.println("canceller: the sleeper is asleep; cancelling it");
             accepted.set(task.cancel());
         });
-        Future<String> sleeper = Io.with(io).call(() -> Io.async(() -> {
-            out.println("sleeper: handing out my future, then sleeping for an hour");
-            handle.complete(Io.currentTask().orElseThrow());
-            try {
-                Io.sleep(Duration.ofHours(1));
-                return "rested";
-            } finally {
-                out.println("sleeper: finally runs");
-            }
-        }));
+        Future<String> sleeper = Io.with(io)
+                .call(() -> Io.async(() -> {
+                    out.println("sleeper: handing out my future, then sleeping for an hour");
+                    handle.complete(Io.currentTask().orElseThrow());
+                    try {
+                        Io.sleep(Duration.ofHours(1));
+                        return "rested";
+                    } finally {
+                        out.println("sleeper: finally runs");
+                    }
+                }));
         canceller.join();
         out.println("main: cancel() returned " + accepted.get() + "; the sleeper is " + sleeper.state());
         boolean awaitThrewCancelled = false;
@@ -79,26 +80,27 @@ public final class Cancellation {
         }
 
         AtomicReference<String> saved = new AtomicReference<>();
-        Future<String> writer = Io.with(io).call(() -> Io.async(() -> {
-            Future<?> self = Io.currentTask().orElseThrow();
-            String result = Io.shield(() -> {
-                Thread other = Thread.ofPlatform().name("canceller").start(() -> self.cancel());
-                other.join(); // from here on, the cancel is requested
-                out.println("writer: cancelled inside a shield; saving the report anyway");
-                Io.sleep(Duration.ofMillis(20)); // a suspend point, yet no Cancelled: the shield defers it
-                out.println("writer: report saved");
-                return "report saved";
-            });
-            saved.set(result);
-            out.println("writer: shield exited; sleeping again");
-            try {
-                Io.sleep(Duration.ofHours(1)); // the deferred cancel takes effect here
-                return result;
-            } catch (Cancelled c) {
-                out.println("writer: the deferred cancel arrived at the first sleep after the shield");
-                throw c;
-            }
-        }));
+        Future<String> writer = Io.with(io)
+                .call(() -> Io.async(() -> {
+                    Future<?> self = Io.currentTask().orElseThrow();
+                    String result = Io.shield(() -> {
+                        Thread other = Thread.ofPlatform().name("canceller").start(() -> self.cancel());
+                        other.join(); // from here on, the cancel is requested
+                        out.println("writer: cancelled inside a shield; saving the report anyway");
+                        Io.sleep(Duration.ofMillis(20)); // a suspend point, yet no Cancelled: the shield defers it
+                        out.println("writer: report saved");
+                        return "report saved";
+                    });
+                    saved.set(result);
+                    out.println("writer: shield exited; sleeping again");
+                    try {
+                        Io.sleep(Duration.ofHours(1)); // the deferred cancel takes effect here
+                        return result;
+                    } catch (Cancelled c) {
+                        out.println("writer: the deferred cancel arrived at the first sleep after the shield");
+                        throw c;
+                    }
+                }));
         out.println("main: the writer is " + writer.state() + "; its shielded work: " + saved.get());
 
         return new Outcome(accepted.get(), sleeper.state(), awaitThrewCancelled, saved.get(), writer.state());

@@ -48,7 +48,8 @@ public final class Fibers {
                 return Io.raceAndJoin(slow, fast);
             });
             loserState = primary[0].state();
-            out.println(VirtualClock.clock(io) + " race on fibers: the " + winner + " wins; the primary is " + loserState);
+            out.println(
+                    VirtualClock.clock(io) + " race on fibers: the " + winner + " wins; the primary is " + loserState);
         }
         try (FiberIo io = FiberIo.builder().workers(1).virtualClock().build()) {
             io.run(() -> VirtualClock.nightShift(io, out));

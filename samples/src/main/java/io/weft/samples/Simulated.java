@@ -50,7 +50,8 @@ public final class Simulated {
             out.println("no seed out of 50 broke the greeting");
         } catch (Simulation.Failure found) {
             failingSeed = found.seed();
-            out.println("seed " + failingSeed + " breaks the greeting: " + found.getCause().getMessage());
+            out.println("seed " + failingSeed + " breaks the greeting: "
+                    + found.getCause().getMessage());
             try {
                 Simulation.replay(failingSeed, Simulated::greetThenWave);
             } catch (IllegalStateException again) {
@@ -92,7 +93,8 @@ public final class Simulated {
         greet.await();
         wave.await();
         if (!log.get(0).equals("hello")) {
-            throw new IllegalStateException("said " + log + " at " + Io.current().nowMs() + " ms");
+            throw new IllegalStateException(
+                    "said " + log + " at " + Io.current().nowMs() + " ms");
         }
         return "greeted";
     }

@@ -70,16 +70,18 @@ public final class Streaming {
                 out.println(VirtualClock.clock(io) + " subscriber: got " + reading);
                 if (received.size() % BATCH == 0) {
                     // process the pair elsewhere, then ask for the next one
-                    processing.add(Io.with(io).call(() -> Io.async(() -> {
-                        Io.sleep(Duration.ofMillis(100));
-                        if (completed) {
-                            out.println(VirtualClock.clock(io) + " subscriber: processed the last pair");
-                        } else {
-                            out.println(VirtualClock.clock(io) + " subscriber: processed a pair, request(" + BATCH + ")");
-                            subscription.request(BATCH);
-                        }
-                        return null;
-                    })));
+                    processing.add(Io.with(io)
+                            .call(() -> Io.async(() -> {
+                                Io.sleep(Duration.ofMillis(100));
+                                if (completed) {
+                                    out.println(VirtualClock.clock(io) + " subscriber: processed the last pair");
+                                } else {
+                                    out.println(VirtualClock.clock(io) + " subscriber: processed a pair, request("
+                                            + BATCH + ")");
+                                    subscription.request(BATCH);
+                                }
+                                return null;
+                            })));
                 }
             }
 

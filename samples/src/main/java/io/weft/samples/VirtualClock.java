@@ -68,7 +68,8 @@ public final class VirtualClock {
     static String clock(Io io) {
         long ms = io.nowMs();
         Duration t = Duration.ofMillis(ms);
-        return String.format("[%02d:%02d:%02d.%03d = %d ms]",
+        return String.format(
+                "[%02d:%02d:%02d.%03d = %d ms]",
                 t.toHours(), t.toMinutesPart(), t.toSecondsPart(), t.toMillisPart(), ms);
     }
 }

@@ -32,14 +32,16 @@ class SamplesTest {
         Quotes.Outcome outcome = Quotes.run(out.stream);
 
         assertEquals(
-                List.of(new Quote("ACME", 12_345, "exchange"),
+                List.of(
+                        new Quote("ACME", 12_345, "exchange"),
                         new Quote("GLOBEX", 4_210, "exchange"),
                         new Quote("INITECH", 987, "exchange")),
                 outcome.quotes());
         assertEquals(new Quote("ACME", 12_345, "replica"), outcome.winner());
         assertEquals(Future.State.CANCELLED, outcome.loserState());
         assertEquals(
-                List.of("look-up: ACME 123.45 from exchange",
+                List.of(
+                        "look-up: ACME 123.45 from exchange",
                         "look-up: GLOBEX 42.10 from exchange",
                         "look-up: INITECH 9.87 from exchange",
                         "race: winner ACME 123.45 from replica",
@@ -51,18 +53,17 @@ class SamplesTest {
     }
 
     @Test
-    void cancellationWakesTheSleeperRunsItsFinallyAndTheShieldDefersTheSecondCancel()
-            throws InterruptedException {
+    void cancellationWakesTheSleeperRunsItsFinallyAndTheShieldDefersTheSecondCancel() throws InterruptedException {
         Output out = new Output();
 
         Cancellation.Outcome outcome = Cancellation.run(out.stream);
 
         assertEquals(
-                new Cancellation.Outcome(
-                        true, Future.State.CANCELLED, true, "report saved", Future.State.CANCELLED),
+                new Cancellation.Outcome(true, Future.State.CANCELLED, true, "report saved", Future.State.CANCELLED),
                 outcome);
         assertEquals(
-                List.of("sleeper: handing out my future, then sleeping for an hour",
+                List.of(
+                        "sleeper: handing out my future, then sleeping for an hour",
                         "canceller: the sleeper is asleep; cancelling it",
                         "sleeper: finally runs",
                         "main: cancel() returned true; the sleeper is CANCELLED",
@@ -84,7 +85,8 @@ class SamplesTest {
 
         assertEquals(new VirtualClock.Outcome(60, 5 * 3_600_000 + 15 * 60_000), outcome);
         assertEquals(
-                List.of("[00:00:00.060 = 60 ms] the quotes sample's look-ups, unchanged: 3 quotes",
+                List.of(
+                        "[00:00:00.060 = 60 ms] the quotes sample's look-ups, unchanged: 3 quotes",
                         "[00:00:00.000 = 0 ms] night shift starts; waiting two hours for the backup window",
                         "[02:00:00.000 = 7200000 ms] backups start",
                         "[03:30:00.000 = 12600000 ms] database backed up",
@@ -100,9 +102,11 @@ class SamplesTest {
 
         Samples.runAll(out.stream);
 
-        List<String> headings = out.lines().stream().filter(line -> line.startsWith("== ")).toList();
+        List<String> headings =
+                out.lines().stream().filter(line -> line.startsWith("== ")).toList();
         assertEquals(
-                List.of("== quotes: Io.async look-ups and Io.race",
+                List.of(
+                        "== quotes: Io.async look-ups and Io.race",
                         "== cancellation: cancel a sleeping task, finally, Cancelled, Io.shield",
                         "== virtual clock: hours of sleeps in no time",
                         "== fibers: the same code on FiberIo, where tasks run at the same time",
@@ -122,16 +126,21 @@ class SamplesTest {
 
         assertTrue(outcome.sameEveryRun());
         assertEquals(
-                List.of("[00:00:00.000 = 0 ms] night shift starts; waiting two hours for the backup window",
+                List.of(
+                        "[00:00:00.000 = 0 ms] night shift starts; waiting two hours for the backup window",
                         "[02:00:00.000 = 7200000 ms] backups start",
                         "[02:45:00.000 = 9900000 ms] files backed up",
                         "[03:30:00.000 = 12600000 ms] database backed up",
                         "[03:30:00.000 = 12600000 ms] backed up the database and the files",
                         "[04:30:00.000 = 16200000 ms] night shift ends"),
-                outcome.nightShift(), "on fibers the backups overlap: files first");
+                outcome.nightShift(),
+                "on fibers the backups overlap: files first");
         assertTrue(outcome.failingSeed() >= 0, "some seed out of 50 wakes the two tasks the other way round");
         assertEquals("said [goodbye, hello] at 100 ms", outcome.replayed());
-        assertTrue(out.lines().contains("seed " + outcome.failingSeed() + " breaks the greeting: said [goodbye, hello] at 100 ms"),
+        assertTrue(
+                out.lines()
+                        .contains("seed " + outcome.failingSeed()
+                                + " breaks the greeting: said [goodbye, hello] at 100 ms"),
                 out.lines()::toString);
     }
 
@@ -145,9 +154,12 @@ class SamplesTest {
         assertEquals(Future.State.CANCELLED, outcome.loserState());
         assertEquals(java.time.Duration.ofMinutes(270).toMillis(), outcome.nightShiftMs(), "the backups overlapped");
         assertEquals(50_005_000L, outcome.fanOutSum());
-        assertTrue(out.lines().contains("[00:00:00.005 = 5 ms] race on fibers: the replica wins; the primary is CANCELLED"),
+        assertTrue(
+                out.lines()
+                        .contains("[00:00:00.005 = 5 ms] race on fibers: the replica wins; the primary is CANCELLED"),
                 String.join("\n", out.lines()));
-        assertTrue(out.lines().contains("[03:30:00.000 = 12600000 ms] backed up the database and the files"),
+        assertTrue(
+                out.lines().contains("[03:30:00.000 = 12600000 ms] backed up the database and the files"),
                 String.join("\n", out.lines()));
     }
 
@@ -157,12 +169,17 @@ class SamplesTest {
 
         List<Pipeline.Priced> priced = Pipeline.run(out.stream);
 
-        assertEquals(List.of(1, 2, 3, 4, 5, 6), priced.stream().map(Pipeline.Priced::order).toList());
-        assertEquals(List.of("quoted", "quoted", "list price", "quoted", "quoted", "list price"),
+        assertEquals(
+                List.of(1, 2, 3, 4, 5, 6),
+                priced.stream().map(Pipeline.Priced::order).toList());
+        assertEquals(
+                List.of("quoted", "quoted", "list price", "quoted", "quoted", "list price"),
                 priced.stream().map(Pipeline.Priced::source).toList());
-        assertTrue(out.lines().contains("[00:00:00.010 = 10 ms] producer: order 4 queued"),
+        assertTrue(
+                out.lines().contains("[00:00:00.010 = 10 ms] producer: order 4 queued"),
                 "the producer waited for room (backpressure): " + String.join("\n", out.lines()));
-        assertTrue(out.lines().contains("[00:00:00.120 = 120 ms] all 6 orders priced; the scope is done"),
+        assertTrue(
+                out.lines().contains("[00:00:00.120 = 120 ms] all 6 orders priced; the scope is done"),
                 String.join("\n", out.lines()));
     }
 
@@ -175,11 +192,15 @@ class SamplesTest {
         assertEquals(List.of("reading-1", "reading-2", "reading-3", "reading-4", "reading-5", "reading-6"), received);
         List<String> lines = out.lines();
         // two emits per processed pair: the third reading is emitted only after the request at 100 ms
-        assertTrue(lines.indexOf("[00:00:00.100 = 100 ms] subscriber: processed a pair, request(2)")
-                < lines.indexOf("[00:00:00.100 = 100 ms] producer: emitted reading-3"), String.join("\n", lines));
+        assertTrue(
+                lines.indexOf("[00:00:00.100 = 100 ms] subscriber: processed a pair, request(2)")
+                        < lines.indexOf("[00:00:00.100 = 100 ms] producer: emitted reading-3"),
+                String.join("\n", lines));
         assertTrue(lines.contains("[00:00:00.000 = 0 ms] producer: emitted reading-2"), String.join("\n", lines));
         assertTrue(lines.contains("[00:00:00.200 = 200 ms] producer: emitted reading-6"), String.join("\n", lines));
-        assertEquals(List.of("[00:00:00.200 = 200 ms] producer: done",
+        assertEquals(
+                List.of(
+                        "[00:00:00.200 = 200 ms] producer: done",
                         "[00:00:00.200 = 200 ms] subscriber: complete",
                         "[00:00:00.300 = 300 ms] subscriber: processed the last pair"),
                 lines.subList(lines.size() - 3, lines.size()));

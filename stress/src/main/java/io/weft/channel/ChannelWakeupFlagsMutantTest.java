@@ -17,9 +17,14 @@ import org.openjdk.jcstress.infra.results.II_Result;
  */
 @JCStressTest
 @Description("MUTANT (release/acquire) channel flags. Producer: offer, read flag. Receiver: raise flag, poll.")
-@Outcome(id = "0, 0", expect = FORBIDDEN,
+@Outcome(
+        id = "0, 0",
+        expect = FORBIDDEN,
         desc = "MUTANT lost the wake-up (StoreLoad reordering): the real test's FORBIDDEN outcome is reachable.")
-@Outcome(id = {"1, 0", "0, 1", "1, 1"}, expect = ACCEPTABLE, desc = "At least one side saw the other.")
+@Outcome(
+        id = {"1, 0", "0, 1", "1, 1"},
+        expect = ACCEPTABLE,
+        desc = "At least one side saw the other.")
 @State
 public class ChannelWakeupFlagsMutantTest {
     private final MutantRing ring = new MutantRing(1);

@@ -23,7 +23,9 @@ public class ChannelWakeupFlagsTest {
     /** A producer's offer vs a receiver registering on an empty channel. */
     @JCStressTest
     @Description("Producer: offer, then read hasRecvWaiters. Receiver: raise hasRecvWaiters, then re-check (poll).")
-    @Outcome(id = "0, 0", expect = FORBIDDEN,
+    @Outcome(
+            id = "0, 0",
+            expect = FORBIDDEN,
             desc = "Lost wake-up: the producer saw no waiter and the receiver found no item: it parks forever.")
     @Outcome(id = "1, 0", expect = ACCEPTABLE, desc = "The receiver parks; the producer wakes it.")
     @Outcome(id = "0, 1", expect = ACCEPTABLE, desc = "The receiver's re-check took the item.")
@@ -59,7 +61,9 @@ public class ChannelWakeupFlagsTest {
     /** A consumer's poll vs a sender registering on a full channel. */
     @JCStressTest
     @Description("Consumer: poll, then read hasSendWaiters. Sender: raise hasSendWaiters, then re-check (offer).")
-    @Outcome(id = "0, 0", expect = FORBIDDEN,
+    @Outcome(
+            id = "0, 0",
+            expect = FORBIDDEN,
             desc = "Lost wake-up: the consumer saw no waiter and the sender found no room: it parks forever.")
     @Outcome(id = "1, 0", expect = ACCEPTABLE, desc = "The sender parks; the consumer wakes it.")
     @Outcome(id = "0, 1", expect = ACCEPTABLE, desc = "The sender's re-check found room.")

@@ -45,19 +45,22 @@ public abstract class FlowFromChannelTck extends FlowPublisherVerification<Long>
 
     @Override
     @Test
-    public void optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingOneByOne() {
+    public void
+            optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingOneByOne() {
         notVerified(FromChannelTck.SHARES_ITEMS);
     }
 
     @Override
     @Test
-    public void optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingManyUpfront() {
+    public void
+            optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingManyUpfront() {
         notVerified(FromChannelTck.SHARES_ITEMS);
     }
 
     @Override
     @Test
-    public void optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingManyUpfrontAndCompleteAsExpected() {
+    public void
+            optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingManyUpfrontAndCompleteAsExpected() {
         notVerified(FromChannelTck.SHARES_ITEMS);
     }
 }

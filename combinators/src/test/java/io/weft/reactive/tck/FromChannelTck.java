@@ -31,6 +31,7 @@ public abstract class FromChannelTck extends PublisherVerification<Long> {
     private final TckIo kind;
     /** The onUndelivered hook, when the two-argument form is under test; null for the one-argument form. */
     private final Consumer<Long> onUndelivered;
+
     private Sources sources;
 
     FromChannelTck(TckIo kind) {
@@ -71,19 +72,22 @@ public abstract class FromChannelTck extends PublisherVerification<Long> {
 
     @Override
     @Test
-    public void optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingOneByOne() {
+    public void
+            optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingOneByOne() {
         notVerified(SHARES_ITEMS);
     }
 
     @Override
     @Test
-    public void optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingManyUpfront() {
+    public void
+            optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingManyUpfront() {
         notVerified(SHARES_ITEMS);
     }
 
     @Override
     @Test
-    public void optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingManyUpfrontAndCompleteAsExpected() {
+    public void
+            optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingManyUpfrontAndCompleteAsExpected() {
         notVerified(SHARES_ITEMS);
     }
 }

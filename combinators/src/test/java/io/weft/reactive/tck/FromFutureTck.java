@@ -53,19 +53,21 @@ public abstract class FromFutureTck extends PublisherVerification<Long> {
 
     @Override
     public Publisher<Long> createPublisher(long elements) {
-        return sources.made(() -> Reactive.fromFuture(switch (made) {
-            case TASK -> sources.outcome(elements);
-            case PENDING_TASK -> sources.pendingOutcome(elements, false);
-            case FOREIGN_STAGE -> Sources.stageOutcome(elements);
-        }));
+        return sources.made(() -> Reactive.fromFuture(
+                switch (made) {
+                    case TASK -> sources.outcome(elements);
+                    case PENDING_TASK -> sources.pendingOutcome(elements, false);
+                    case FOREIGN_STAGE -> Sources.stageOutcome(elements);
+                }));
     }
 
     @Override
     public Publisher<Long> createFailedPublisher() {
-        return sources.made(() -> Reactive.fromFuture(switch (made) {
-            case TASK -> sources.failedOutcome();
-            case PENDING_TASK -> sources.pendingOutcome(1, true);
-            case FOREIGN_STAGE -> Sources.failedStageOutcome();
-        }));
+        return sources.made(() -> Reactive.fromFuture(
+                switch (made) {
+                    case TASK -> sources.failedOutcome();
+                    case PENDING_TASK -> sources.pendingOutcome(1, true);
+                    case FOREIGN_STAGE -> Sources.failedStageOutcome();
+                }));
     }
 }

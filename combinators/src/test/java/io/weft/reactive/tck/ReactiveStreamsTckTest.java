@@ -45,7 +45,8 @@ class ReactiveStreamsTckTest {
     // ---------------------------------------------------------------- why rules are skipped
 
     /** The TCK's own "untested" publisher rules: it cannot check them, for any publisher. */
-    private static final Map<String, String> UNTESTED_PUBLISHER_RULES = rules("Not verified by this TCK.",
+    private static final Map<String, String> UNTESTED_PUBLISHER_RULES = rules(
+            "Not verified by this TCK.",
             "untested_spec106_mustConsiderSubscriptionCancelledAfterOnErrorOrOnCompleteHasBeenCalled",
             "untested_spec107_mustNotEmitFurtherSignalsOnceOnErrorHasBeenSignalled",
             "untested_spec108_possiblyCanceledSubscriptionShouldNotReceiveOnErrorOrOnCompleteSignals",
@@ -78,7 +79,8 @@ class ReactiveStreamsTckTest {
             "stochastic_spec103_mustSignalOnMethodsSequentially");
 
     /** fromChannel is not multicast: see {@link FromChannelTck#SHARES_ITEMS}. */
-    private static final Map<String, String> MULTICAST_RULES = rules(FromChannelTck.SHARES_ITEMS,
+    private static final Map<String, String> MULTICAST_RULES = rules(
+            FromChannelTck.SHARES_ITEMS,
             "optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingManyUpfront",
             "optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingManyUpfrontAndCompleteAsExpected",
             "optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingOneByOne");
@@ -90,7 +92,8 @@ class ReactiveStreamsTckTest {
             "required_spec109_mayRejectCallsToSubscribeIfPublisherIsUnableOrUnwillingToServeThemRejectionMustTriggerOnErrorAfterOnSubscribe");
 
     /** The TCK's own "untested" subscriber rules (blackbox). */
-    private static final Map<String, String> UNTESTED_SUBSCRIBER_RULES = rules("Not verified using this TCK.",
+    private static final Map<String, String> UNTESTED_SUBSCRIBER_RULES = rules(
+            "Not verified using this TCK.",
             "untested_spec202_blackbox_shouldAsynchronouslyDispatch",
             "untested_spec204_blackbox_mustConsiderTheSubscriptionAsCancelledInAfterRecievingOnCompleteOrOnError",
             "untested_spec206_blackbox_mustCallSubscriptionCancelIfItIsNoLongerValid",
@@ -108,7 +111,8 @@ class ReactiveStreamsTckTest {
             "untested_spec316_blackbox_requestMustNotThrowExceptionAndMustOnErrorTheSubscriber");
 
     /** The TCK's own "untested" subscriber rules (whitebox). */
-    private static final Map<String, String> UNTESTED_WHITEBOX_RULES = rules("Not verified using this TCK.",
+    private static final Map<String, String> UNTESTED_WHITEBOX_RULES = rules(
+            "Not verified using this TCK.",
             "untested_spec202_shouldAsynchronouslyDispatch",
             "untested_spec204_mustConsiderTheSubscriptionAsCancelledInAfterRecievingOnCompleteOrOnError",
             "untested_spec206_mustCallSubscriptionCancelIfItIsNoLongerValid",
@@ -198,7 +202,9 @@ class ReactiveStreamsTckTest {
                 () -> assertEquals(Map.of(), new TreeMap<>(outcomes.failed), "rules (or TCK classes) that failed"),
                 () -> assertEquals(0, summary.getSummary().getTotalFailureCount(), "failures the summary counted"),
                 () -> assertEquals(expected.passed(), outcomes.passed.get(), "rules that passed"),
-                () -> assertEquals(summary.getSummary().getTestsSucceededCount(), outcomes.passed.get(),
+                () -> assertEquals(
+                        summary.getSummary().getTestsSucceededCount(),
+                        outcomes.passed.get(),
                         "rules that passed, as the summary counted them"),
                 () -> assertEquals(skippedExpectedFor, skippedFor, "rules that were skipped, and why"));
     }
@@ -227,10 +233,16 @@ class ReactiveStreamsTckTest {
                         passed.incrementAndGet();
                     }
                 }
-                case ABORTED -> skipped.put(rule(test),
-                        result.getThrowable().map(Throwable::getMessage).orElse("aborted without a reason"));
-                case FAILED -> failed.put(rule(test),
-                        result.getThrowable().map(ReactiveStreamsTckTest::trace).orElse("failed without an exception"));
+                case ABORTED ->
+                    skipped.put(
+                            rule(test),
+                            result.getThrowable().map(Throwable::getMessage).orElse("aborted without a reason"));
+                case FAILED ->
+                    failed.put(
+                            rule(test),
+                            result.getThrowable()
+                                    .map(ReactiveStreamsTckTest::trace)
+                                    .orElse("failed without an exception"));
             }
         }
 

@@ -89,9 +89,11 @@ final class Sources implements AutoCloseable {
 
     /** A foreign stage that fails a few milliseconds later on a JDK thread. */
     static Future<Long> failedStageOutcome() {
-        return Future.from(CompletableFuture.supplyAsync(() -> {
-            throw new TestException();
-        }, LATER));
+        return Future.from(CompletableFuture.supplyAsync(
+                () -> {
+                    throw new TestException();
+                },
+                LATER));
     }
 
     /**
@@ -136,16 +138,18 @@ final class Sources implements AutoCloseable {
         }
         Channel<Long> channel = Channel.bounded(FILLER_CAPACITY);
         fed.add(channel);
-        Thread.ofVirtual().name("tck-channel-filler").start(() -> Io.with(io).run(() -> {
-            try {
-                for (long i = 0; i < n; i++) {
-                    channel.send(i);
-                }
-                channel.close();
-            } catch (ChannelClosed stopped) {
-                // closed by close(): the test that wanted these items is over
-            }
-        }));
+        Thread.ofVirtual()
+                .name("tck-channel-filler")
+                .start(() -> Io.with(io).run(() -> {
+                    try {
+                        for (long i = 0; i < n; i++) {
+                            channel.send(i);
+                        }
+                        channel.close();
+                    } catch (ChannelClosed stopped) {
+                        // closed by close(): the test that wanted these items is over
+                    }
+                }));
         return channel;
     }
 

@@ -70,22 +70,28 @@ public final class Carriers {
     private static final VarHandle CONTINUATION_THREAD;
     /** VirtualThread.state, and the value it has between start() and the first run. */
     private static final VarHandle STATE;
+
     private static final int STARTED;
     /** VirtualThread.scheduler (final; written once per foreign thread, before it runs). */
     private static final Field SCHEDULER;
+
     private static final Executor DEFAULT_SCHEDULER;
     /** VirtualThread.disableSuspendAndPreempt / enableSuspendAndPreempt: pin and unpin the current thread. */
     private static final MethodHandle PIN;
+
     private static final MethodHandle UNPIN;
     /** Thread.threadLocals, Thread.inheritableThreadLocals, Thread.uncaughtExceptionHandler. */
     private static final VarHandle THREAD_LOCALS;
+
     private static final VarHandle INHERITABLE_THREAD_LOCALS;
     private static final VarHandle HANDLER;
     /** VirtualThread.onWaitingList / blockPermit: a monitor's release is on its way to a blocked thread. */
     private static final VarHandle ON_WAITING_LIST;
+
     private static final VarHandle BLOCK_PERMIT;
     /** VirtualThread's unmounted-but-runnable states, its BLOCKED state, and the SUSPENDED bit. */
     private static final int[] RUNNABLE_UNMOUNTED;
+
     private static final int BLOCKED;
     private static final int SUSPENDED;
     private static final RuntimeException UNAVAILABLE;
@@ -113,44 +119,59 @@ public final class Carriers {
         try {
             MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Thread.class, MethodHandles.lookup());
             carrier = lookup.findStatic(Thread.class, "currentCarrierThread", MethodType.methodType(Thread.class));
-            builder = Class.forName("java.lang.ThreadBuilders$VirtualThreadBuilder").getDeclaredConstructor(Executor.class);
+            builder = Class.forName("java.lang.ThreadBuilders$VirtualThreadBuilder")
+                    .getDeclaredConstructor(Executor.class);
             builder.setAccessible(true);
 
             Class<?> virtualThread = Class.forName("java.lang.VirtualThread");
             MethodHandles.Lookup vt = MethodHandles.privateLookupIn(virtualThread, MethodHandles.lookup());
             state = vt.findVarHandle(virtualThread, "state", int.class);
-            started = (int) vt.findStaticVarHandle(virtualThread, "STARTED", int.class).get();
-            defaultScheduler = (Executor) vt.findStatic(virtualThread, "defaultScheduler",
-                    MethodType.methodType(Executor.class)).invoke();
+            started = (int)
+                    vt.findStaticVarHandle(virtualThread, "STARTED", int.class).get();
+            defaultScheduler =
+                    (Executor) vt.findStatic(virtualThread, "defaultScheduler", MethodType.methodType(Executor.class))
+                            .invoke();
             MethodType toVoid = MethodType.methodType(void.class, Thread.class);
-            pin = vt.findVirtual(virtualThread, "disableSuspendAndPreempt", MethodType.methodType(void.class)).asType(toVoid);
-            unpin = vt.findVirtual(virtualThread, "enableSuspendAndPreempt", MethodType.methodType(void.class)).asType(toVoid);
+            pin = vt.findVirtual(virtualThread, "disableSuspendAndPreempt", MethodType.methodType(void.class))
+                    .asType(toVoid);
+            unpin = vt.findVirtual(virtualThread, "enableSuspendAndPreempt", MethodType.methodType(void.class))
+                    .asType(toVoid);
             Class<?> map = Class.forName("java.lang.ThreadLocal$ThreadLocalMap");
             threadLocals = lookup.findVarHandle(Thread.class, "threadLocals", map);
             inheritableThreadLocals = lookup.findVarHandle(Thread.class, "inheritableThreadLocals", map);
-            handler = lookup.findVarHandle(Thread.class, "uncaughtExceptionHandler", Thread.UncaughtExceptionHandler.class);
+            handler = lookup.findVarHandle(
+                    Thread.class, "uncaughtExceptionHandler", Thread.UncaughtExceptionHandler.class);
             scheduler = virtualThread.getDeclaredField("scheduler");
             scheduler.setAccessible(true);
             onWaitingList = vt.findVarHandle(virtualThread, "onWaitingList", boolean.class);
             blockPermit = vt.findVarHandle(virtualThread, "blockPermit", boolean.class);
             runnableUnmounted = new int[] {
-                (int) vt.findStaticVarHandle(virtualThread, "STARTED", int.class).get(),
-                (int) vt.findStaticVarHandle(virtualThread, "UNPARKED", int.class).get(),
-                (int) vt.findStaticVarHandle(virtualThread, "YIELDED", int.class).get(),
-                (int) vt.findStaticVarHandle(virtualThread, "UNBLOCKED", int.class).get(),
+                (int) vt.findStaticVarHandle(virtualThread, "STARTED", int.class)
+                        .get(),
+                (int) vt.findStaticVarHandle(virtualThread, "UNPARKED", int.class)
+                        .get(),
+                (int) vt.findStaticVarHandle(virtualThread, "YIELDED", int.class)
+                        .get(),
+                (int) vt.findStaticVarHandle(virtualThread, "UNBLOCKED", int.class)
+                        .get(),
             };
-            blocked = (int) vt.findStaticVarHandle(virtualThread, "BLOCKED", int.class).get();
-            suspended = (int) vt.findStaticVarHandle(virtualThread, "SUSPENDED", int.class).get();
+            blocked = (int)
+                    vt.findStaticVarHandle(virtualThread, "BLOCKED", int.class).get();
+            suspended = (int) vt.findStaticVarHandle(virtualThread, "SUSPENDED", int.class)
+                    .get();
             // A thread that is never started: to find the shape of its continuation, and to check
             // that its scheduler field can be written (what moveToDefaultScheduler does).
             Thread probe = Thread.ofVirtual().unstarted(() -> {});
             try {
                 scheduler.set(probe, defaultScheduler);
             } catch (IllegalAccessException e) {
-                throw new IllegalStateException("this JDK does not let FiberIo write VirtualThread.scheduler, which it"
-                        + " needs to hand virtual threads that are not fibers back to the default scheduler", e);
+                throw new IllegalStateException(
+                        "this JDK does not let FiberIo write VirtualThread.scheduler, which it"
+                                + " needs to hand virtual threads that are not fibers back to the default scheduler",
+                        e);
             }
-            Runnable continuation = (Runnable) vt.findVarHandle(virtualThread, "runContinuation", Runnable.class).get(probe);
+            Runnable continuation = (Runnable) vt.findVarHandle(virtualThread, "runContinuation", Runnable.class)
+                    .get(probe);
             continuationClass = continuation.getClass();
             Field captured = null;
             for (Field field : continuationClass.getDeclaredFields()) {
@@ -167,12 +188,20 @@ public final class Carriers {
                 throw new IllegalStateException("VirtualThread.runContinuation does not capture its own thread");
             }
         } catch (Throwable e) {
-            String module = Carriers.class.getModule().isNamed() ? Carriers.class.getModule().getName() : "ALL-UNNAMED";
-            boolean denied = e instanceof IllegalAccessException || e instanceof java.lang.reflect.InaccessibleObjectException;
-            problem = new IllegalStateException("FiberIo needs the JVM flag --add-opens java.base/java.lang=" + module
-                    + " (it runs fibers as virtual threads on its own scheduler, through a JDK constructor that is not"
-                    + " public); add it to the java command line, Surefire's argLine or the jar manifest (Add-Opens)"
-                    + (denied ? "" : ". With the flag given, this JDK's virtual-thread internals differ from JDK 25's: " + e), e);
+            String module = Carriers.class.getModule().isNamed()
+                    ? Carriers.class.getModule().getName()
+                    : "ALL-UNNAMED";
+            boolean denied =
+                    e instanceof IllegalAccessException || e instanceof java.lang.reflect.InaccessibleObjectException;
+            problem = new IllegalStateException(
+                    "FiberIo needs the JVM flag --add-opens java.base/java.lang=" + module
+                            + " (it runs fibers as virtual threads on its own scheduler, through a JDK constructor that is not"
+                            + " public); add it to the java command line, Surefire's argLine or the jar manifest (Add-Opens)"
+                            + (denied
+                                    ? ""
+                                    : ". With the flag given, this JDK's virtual-thread internals differ from JDK 25's: "
+                                            + e),
+                    e);
         }
         CURRENT_CARRIER = carrier;
         BUILDER = builder;
@@ -343,16 +372,26 @@ public final class Carriers {
      * The per-thread state of a task that another task runs in place on the same thread: its
      * ThreadLocal maps, interrupt status, name, context class loader and own handler.
      */
-    public record ThreadState(Object locals, Object inheritable, boolean interrupted, String name,
-            ClassLoader loader, Thread.UncaughtExceptionHandler handler) {}
+    public record ThreadState(
+            Object locals,
+            Object inheritable,
+            boolean interrupted,
+            String name,
+            ClassLoader loader,
+            Thread.UncaughtExceptionHandler handler) {}
 
     /**
      * Sets aside the current thread's per-thread state, leaving it with none (no ThreadLocal
      * values, not interrupted), and returns it for {@link #restore}.
      */
     public static ThreadState setAside(Thread self) {
-        ThreadState saved = new ThreadState(THREAD_LOCALS.get(self), INHERITABLE_THREAD_LOCALS.get(self),
-                Thread.interrupted(), self.getName(), self.getContextClassLoader(), ownHandler(self));
+        ThreadState saved = new ThreadState(
+                THREAD_LOCALS.get(self),
+                INHERITABLE_THREAD_LOCALS.get(self),
+                Thread.interrupted(),
+                self.getName(),
+                self.getContextClassLoader(),
+                ownHandler(self));
         THREAD_LOCALS.set(self, null);
         INHERITABLE_THREAD_LOCALS.set(self, null);
         return saved;

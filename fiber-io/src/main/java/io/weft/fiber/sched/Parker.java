@@ -117,8 +117,8 @@ public final class Parker {
         Objects.requireNonNull(owner, "owner");
         Thread witness = (Thread) OWNER.compareAndExchange(this, (Thread) null, owner);
         if (witness != null) {
-            throw new IllegalStateException("Parker already bound to " + witness.getName()
-                    + "; cannot bind " + owner.getName());
+            throw new IllegalStateException(
+                    "Parker already bound to " + witness.getName() + "; cannot bind " + owner.getName());
         }
     }
 
@@ -135,9 +135,10 @@ public final class Parker {
         Thread self = Thread.currentThread();
         Thread bound = owner;
         if (self != bound) {
-            throw new IllegalStateException(bound == null
-                    ? "Parker.park before bind(owner)"
-                    : "only " + bound.getName() + " parks on this Parker, not " + self.getName());
+            throw new IllegalStateException(
+                    bound == null
+                            ? "Parker.park before bind(owner)"
+                            : "only " + bound.getName() + " parks on this Parker, not " + self.getName());
         }
         // Fast path: a notification is already here.
         if (STATE.compareAndSet(this, NOTIFIED, EMPTY) || timeoutNanos <= 0) {

@@ -141,8 +141,7 @@ final class RunQueue {
      */
     RunQueue(int capacity, int startIndex) {
         if (capacity < 2 || capacity > 1 << 30 || Integer.bitCount(capacity) != 1) {
-            throw new IllegalArgumentException(
-                    "capacity must be a power of two in [2, 2^30]: " + capacity);
+            throw new IllegalArgumentException("capacity must be a power of two in [2, 2^30]: " + capacity);
         }
         this.slots = new Runnable[capacity];
         this.mask = capacity - 1;

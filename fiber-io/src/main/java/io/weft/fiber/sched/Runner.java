@@ -75,7 +75,8 @@ final class Runner implements Runnable {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             CURRENT = lookup.findVarHandle(Runner.class, "current", RawTask.class);
-            turn = lookup.findVirtual(Runner.class, "turn", MethodType.methodType(RawTask.class, Thread.class, RawTask.class));
+            turn = lookup.findVirtual(
+                    Runner.class, "turn", MethodType.methodType(RawTask.class, Thread.class, RawTask.class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -109,6 +110,7 @@ final class Runner implements Runnable {
     private RawTask current;
     /** The runner's thread, set once before it starts. */
     Thread thread;
+
     private String name;
     private ClassLoader loader;
     private Thread.UncaughtExceptionHandler handler;

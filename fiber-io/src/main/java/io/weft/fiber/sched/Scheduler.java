@@ -121,6 +121,7 @@ public final class Scheduler implements Executor {
     private static final long MONITOR_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     /** When the clock first found fibers blocked on monitors and held its jump, or 0. Guarded by advanceLock. */
     private long blockedSinceNanos;
+
     private volatile boolean stopped;
     /** The longest an idle worker parks before looking again (10 ms; the bound on a missed wake-up). */
     final long maxParkNanos;
@@ -143,7 +144,8 @@ public final class Scheduler implements Executor {
      * @param spinBeforeParking whether an idle worker spins briefly before it parks
      * @param name the prefix of the worker threads' names
      */
-    public Scheduler(int workerCount, int queueCapacity, Clock clock, long seed, boolean spinBeforeParking, String name) {
+    public Scheduler(
+            int workerCount, int queueCapacity, Clock clock, long seed, boolean spinBeforeParking, String name) {
         this(workerCount, queueCapacity, clock, seed, spinBeforeParking, name, Worker.PARK_TIMEOUT_NANOS, false);
     }
 
@@ -160,19 +162,38 @@ public final class Scheduler implements Executor {
      * @param name the prefix of the worker threads' names
      * @param explore whether the seed decides tie-breaks too
      */
-    public Scheduler(int workerCount, int queueCapacity, Clock clock, long seed, boolean spinBeforeParking, String name,
+    public Scheduler(
+            int workerCount,
+            int queueCapacity,
+            Clock clock,
+            long seed,
+            boolean spinBeforeParking,
+            String name,
             boolean explore) {
         this(workerCount, queueCapacity, clock, seed, spinBeforeParking, name, Worker.PARK_TIMEOUT_NANOS, explore);
     }
 
     /** As the public constructor, with the longest park of an idle worker (tests make it huge, so a lost wake-up hangs). */
-    Scheduler(int workerCount, int queueCapacity, Clock clock, long seed, boolean spinBeforeParking, String name,
+    Scheduler(
+            int workerCount,
+            int queueCapacity,
+            Clock clock,
+            long seed,
+            boolean spinBeforeParking,
+            String name,
             long maxParkNanos) {
         this(workerCount, queueCapacity, clock, seed, spinBeforeParking, name, maxParkNanos, false);
     }
 
-    private Scheduler(int workerCount, int queueCapacity, Clock clock, long seed, boolean spinBeforeParking, String name,
-            long maxParkNanos, boolean explore) {
+    private Scheduler(
+            int workerCount,
+            int queueCapacity,
+            Clock clock,
+            long seed,
+            boolean spinBeforeParking,
+            String name,
+            long maxParkNanos,
+            boolean explore) {
         this.maxParkNanos = maxParkNanos;
         this.explores = explore;
         this.timerTies = explore ? new SplittableRandom(seed ^ 0x7133_5EEDL) : null;

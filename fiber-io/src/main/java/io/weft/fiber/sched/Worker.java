@@ -116,6 +116,7 @@ final class Worker implements Runnable {
     static final int MAX_LIFO_POLLS = 3;
     /** How many idle runner fibers a worker keeps for its next jobs; more end. */
     static final int MAX_IDLE_RUNNERS = 32;
+
     static final long PARK_TIMEOUT_NANOS = 10_000_000L;
     private static final long TARGET_INJECTOR_LATENCY_NANOS = 1_000_000L;
     private static final int MIN_INTERVAL = 8;
@@ -137,6 +138,7 @@ final class Worker implements Runnable {
     volatile boolean transitioningToPark;
     /** Set while this thread starts or resumes a runner: Scheduler.execute stores its continuation in `captured`. */
     boolean capturing;
+
     Runnable captured;
     /** Set while this worker fires timers: what they ready goes to the back of the queue. */
     boolean firingTimers;
@@ -144,12 +146,14 @@ final class Worker implements Runnable {
     private Runnable handOff;
     /** Parked runner fibers with no job; a LIFO stack (the most recent is the warmest). */
     private final Runner[] idleRunners = new Runner[MAX_IDLE_RUNNERS];
+
     private int idleCount;
     private int lifoPolls;
     private boolean searching;
     private int ranSinceMaintenance;
     /** Counts down to the next "Injector first" poll (no division per poll). */
     private int untilInjectorCheck = 32;
+
     private boolean checkInjectorFirst = true;
     private int injectorInterval = 32;
     private double averageTaskNanos = TARGET_INJECTOR_LATENCY_NANOS / 32.0;
@@ -161,6 +165,7 @@ final class Worker implements Runnable {
      */
     @SuppressWarnings("unused") // through SUBMITTED
     private long submitted;
+
     @SuppressWarnings("unused") // through ENDED
     private long ended;
 

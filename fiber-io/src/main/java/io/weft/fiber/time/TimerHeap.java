@@ -157,8 +157,8 @@ public final class TimerHeap {
 
         @Override
         public String toString() {
-            return "TimerHeap.Entry[at " + (deadlineMs == Io.NO_DEADLINE ? "never" : deadlineMs + " ms")
-                    + ", #" + sequence + ", " + park + "]";
+            return "TimerHeap.Entry[at " + (deadlineMs == Io.NO_DEADLINE ? "never" : deadlineMs + " ms") + ", #"
+                    + sequence + ", " + park + "]";
         }
     }
 
@@ -390,7 +390,7 @@ public final class TimerHeap {
             }
         }
         switch (failure) {
-            case null -> { }
+            case null -> {}
             case RuntimeException e -> throw e;
             case Error e -> throw e;
             default -> throw new IllegalStateException("a timer's ready callback threw", failure);

@@ -154,8 +154,7 @@ class InjectorTest {
         "1000, 2, 64", // never more than 64
         "1000, 1, 64"
     })
-    void fairShareIsLengthOverWorkersCappedAt64ButAtLeastFourOrTheWholeQueue(
-            int length, int workers, int expected) {
+    void fairShareIsLengthOverWorkersCappedAt64ButAtLeastFourOrTheWholeQueue(int length, int workers, int expected) {
         assertEquals(expected, Injector.fairShare(length, workers));
     }
 
@@ -254,8 +253,15 @@ class InjectorTest {
      * Adds {@code pushers} threads pushing ids {@code p * perPusher ..} in order: every
      * {@code batchEvery}-th id starts a pushBatch of {@code batchSize}, the others are single pushes.
      */
-    static void addPushers(List<Thread> threads, Injector injector, int pushers, int perPusher, int batchEvery,
-            int batchSize, AtomicReference<Throwable> failure, CountDownLatch start) {
+    static void addPushers(
+            List<Thread> threads,
+            Injector injector,
+            int pushers,
+            int perPusher,
+            int batchEvery,
+            int batchSize,
+            AtomicReference<Throwable> failure,
+            CountDownLatch start) {
         for (int p = 0; p < pushers; p++) {
             int base = p * perPusher;
             threads.add(platform("pusher-" + p, failure, start, () -> {
@@ -284,8 +290,7 @@ class InjectorTest {
     }
 
     /** Starts a platform thread that waits for {@code start}, runs {@code body}, records a failure. */
-    static Thread platform(
-            String name, AtomicReference<Throwable> failure, CountDownLatch start, Runnable body) {
+    static Thread platform(String name, AtomicReference<Throwable> failure, CountDownLatch start, Runnable body) {
         return Thread.ofPlatform().name(name).daemon().start(() -> {
             try {
                 if (!start.await(30, TimeUnit.SECONDS)) {

@@ -94,7 +94,7 @@ class ParkerTest {
     @Test
     void onlyTheBoundOwnerMayPark() {
         assertThrows(IllegalStateException.class, () -> parker.park(1), "park before bind");
-        Thread other = Thread.ofPlatform().unstarted(() -> { });
+        Thread other = Thread.ofPlatform().unstarted(() -> {});
         parker.bind(other);
 
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> parker.park(1));
@@ -125,20 +125,24 @@ class ParkerTest {
         AtomicLong parks = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
 
-        Thread pinger = Thread.ofPlatform().name("ping").unstarted(() -> guard(failure, () -> {
-            for (int round = 0; round < rounds; round++) {
-                waitForTurn(() -> turn.get() == 0, ping, timeoutNanos, timedOut, parks);
-                turn.set(1);
-                pong.unpark();
-            }
-        }));
-        Thread ponger = Thread.ofPlatform().name("pong").unstarted(() -> guard(failure, () -> {
-            for (int round = 0; round < rounds; round++) {
-                waitForTurn(() -> turn.get() == 1, pong, timeoutNanos, timedOut, parks);
-                turn.set(0);
-                ping.unpark();
-            }
-        }));
+        Thread pinger = Thread.ofPlatform()
+                .name("ping")
+                .unstarted(() -> guard(failure, () -> {
+                    for (int round = 0; round < rounds; round++) {
+                        waitForTurn(() -> turn.get() == 0, ping, timeoutNanos, timedOut, parks);
+                        turn.set(1);
+                        pong.unpark();
+                    }
+                }));
+        Thread ponger = Thread.ofPlatform()
+                .name("pong")
+                .unstarted(() -> guard(failure, () -> {
+                    for (int round = 0; round < rounds; round++) {
+                        waitForTurn(() -> turn.get() == 1, pong, timeoutNanos, timedOut, parks);
+                        turn.set(0);
+                        ping.unpark();
+                    }
+                }));
         ping.bind(pinger);
         pong.bind(ponger);
         pinger.start();
@@ -152,8 +156,8 @@ class ParkerTest {
         assertTrue(parks.get() > 0, "the threads parked");
     }
 
-    private static void waitForTurn(BooleanSupplier myTurn, Parker parker, long timeoutNanos,
-            AtomicInteger timedOut, AtomicLong parks) {
+    private static void waitForTurn(
+            BooleanSupplier myTurn, Parker parker, long timeoutNanos, AtomicInteger timedOut, AtomicLong parks) {
         while (!myTurn.getAsBoolean()) {
             long start = System.nanoTime();
             parker.park(timeoutNanos);
@@ -165,8 +169,8 @@ class ParkerTest {
     }
 
     private void awaitParked(Thread owner) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> LockSupport.getBlocker(owner) == parker
-                && owner.getState() == Thread.State.TIMED_WAITING);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> LockSupport.getBlocker(owner) == parker && owner.getState() == Thread.State.TIMED_WAITING);
     }
 
     private static void join(Thread thread) {

@@ -238,7 +238,12 @@ class RunQueueTest {
      */
     @Test
     void everySequenceOfOperationsMatchesTheModelAndConservesTasks() {
-        enum Op { PUSH, POP, STEAL, THIEF_POP }
+        enum Op {
+            PUSH,
+            POP,
+            STEAL,
+            THIEF_POP
+        }
         Op[] ops = Op.values();
         int length = 6;
         int sequences = (int) Math.pow(ops.length, length);

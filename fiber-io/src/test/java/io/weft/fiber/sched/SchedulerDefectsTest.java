@@ -103,10 +103,11 @@ class SchedulerDefectsTest {
             Awaitility.await().atMost(WAIT).until(() -> scheduler.idle.unparked() == 1);
             int idleWorker = scheduler.idle.isParked(0) ? 0 : 1;
             assertTrue(scheduler.idle.tryBecomeSearcher()); // someone searching: producers wake nobody
-            Probe late = new Probe(() -> { });
+            Probe late = new Probe(() -> {});
             AtomicBoolean pushed = new AtomicBoolean();
             scheduler.beforePark = () -> {
-                if (Thread.currentThread() instanceof WorkerThread t && t.worker.index == idleWorker
+                if (Thread.currentThread() instanceof WorkerThread t
+                        && t.worker.index == idleWorker
                         && pushed.compareAndSet(false, true)) {
                     scheduler.injector.push(late); // a producer that saw the searcher: no notify
                 }
@@ -136,7 +137,7 @@ class SchedulerDefectsTest {
             }
             Worker other = scheduler.workers[1 - busy.index];
             // The busy worker's owner thread is blocked inside the job: its queue is not touched meanwhile.
-            busy.queue.push(new Probe(() -> { }), scheduler.injector);
+            busy.queue.push(new Probe(() -> {}), scheduler.injector);
             assertTrue(other.spinForWork(), "a spinning worker must notice work it can steal");
         } finally {
             release.countDown();
@@ -166,7 +167,9 @@ class SchedulerDefectsTest {
         });
         try {
             broken.start();
-            Awaitility.await().atMost(WAIT).until(() -> token.get() != null && broken.getState() == Thread.State.WAITING);
+            Awaitility.await()
+                    .atMost(WAIT)
+                    .until(() -> token.get() != null && broken.getState() == Thread.State.WAITING);
             scheduler.armTimer(5, token.get()); // firing it unparks `broken`: its scheduler throws
 
             ParkToken later = ParkToken.create(); // this (plain) thread's
@@ -191,8 +194,8 @@ class SchedulerDefectsTest {
         Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "stop");
         CountDownLatch release = new CountDownLatch(1);
         blockOneWorker(scheduler, release);
-        Probe queuedA = new Probe(() -> { });
-        Probe queuedB = new Probe(() -> { });
+        Probe queuedA = new Probe(() -> {});
+        Probe queuedB = new Probe(() -> {});
         scheduler.submit(queuedA);
         scheduler.submit(queuedB);
 
@@ -200,7 +203,7 @@ class SchedulerDefectsTest {
         assertTrue(queuedA.abandoned.get() && queuedB.abandoned.get());
         assertFalse(queuedA.ran.get() || queuedB.ran.get());
         assertEquals(2, scheduler.abandonedAtStop());
-        Probe late = new Probe(() -> { });
+        Probe late = new Probe(() -> {});
         assertThrows(RejectedExecutionException.class, () -> scheduler.submit(late));
         assertFalse(late.ran.get() || late.abandoned.get());
 

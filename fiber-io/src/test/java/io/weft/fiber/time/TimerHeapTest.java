@@ -93,7 +93,7 @@ class TimerHeapTest {
     @Test
     void cancelAfterFireReturnsFalse() {
         TimerHeap.Entry entry = timers.arm(5, ParkToken.create());
-        assertEquals(1, timers.fireDue(5, park -> { }));
+        assertEquals(1, timers.fireDue(5, park -> {}));
 
         assertFalse(entry.cancel());
         assertEquals(0, timers.size());
@@ -142,15 +142,17 @@ class TimerHeapTest {
         RuntimeException first = new IllegalStateException("first");
         RuntimeException second = new IllegalStateException("second");
 
-        RuntimeException thrown = assertThrows(RuntimeException.class, () -> timers.fireDue(1, park -> {
-            received.add(park);
-            if (received.size() == 1) {
-                throw first;
-            }
-            if (received.size() == 2) {
-                throw second;
-            }
-        }));
+        RuntimeException thrown = assertThrows(
+                RuntimeException.class,
+                () -> timers.fireDue(1, park -> {
+                    received.add(park);
+                    if (received.size() == 1) {
+                        throw first;
+                    }
+                    if (received.size() == 2) {
+                        throw second;
+                    }
+                }));
 
         assertSame(first, thrown);
         assertEquals(List.of(second), List.of(thrown.getSuppressed()));
@@ -185,13 +187,16 @@ class TimerHeapTest {
                 modelEntries.add(model.arm(deadline, park));
             } else if (kind < 75) {
                 int victim = random.nextInt(entries.size());
-                assertEquals(model.cancel(modelEntries.get(victim)), entries.get(victim).cancel(),
+                assertEquals(
+                        model.cancel(modelEntries.get(victim)),
+                        entries.get(victim).cancel(),
                         step + ": cancel of timer " + victim);
             } else {
                 now += random.nextInt(20);
                 List<Integer> fired = new ArrayList<>();
                 int count = timers.fireDue(now, park -> fired.add(ids.get(park)));
-                List<Integer> expected = model.fireDue(now).stream().map(ids::get).toList();
+                List<Integer> expected =
+                        model.fireDue(now).stream().map(ids::get).toList();
                 assertEquals(expected, fired, step + ": fireDue(" + now + ")");
                 assertEquals(expected.size(), count, step);
             }
@@ -225,40 +230,47 @@ class TimerHeapTest {
             AtomicInteger[] cancels = new AtomicInteger[timersPerArmer];
             tokensByArmer.add(tokens);
             cancelsByArmer.add(cancels);
-            threads.add(Thread.ofPlatform().name("armer-" + t).start(() -> guard(failure, () -> {
-                Random random = new Random(seed);
-                List<TimerHeap.Entry> mine = new ArrayList<>();
-                awaitUninterruptibly(start);
-                for (int i = 0; i < timersPerArmer; i++) {
-                    ParkToken park = ParkToken.create();
-                    tokens.add(park);
-                    cancels[i] = new AtomicInteger();
-                    // Armed so that entries become due while other threads cancel them.
-                    mine.add(timers.arm(clock.get() + random.nextInt(4), park));
-                    if (random.nextBoolean()) {
-                        int victim = i - random.nextInt(Math.min(i + 1, 16));
-                        if (mine.get(victim).cancel()) {
-                            cancels[victim].incrementAndGet();
+            threads.add(Thread.ofPlatform()
+                    .name("armer-" + t)
+                    .start(() -> guard(failure, () -> {
+                        Random random = new Random(seed);
+                        List<TimerHeap.Entry> mine = new ArrayList<>();
+                        awaitUninterruptibly(start);
+                        for (int i = 0; i < timersPerArmer; i++) {
+                            ParkToken park = ParkToken.create();
+                            tokens.add(park);
+                            cancels[i] = new AtomicInteger();
+                            // Armed so that entries become due while other threads cancel them.
+                            mine.add(timers.arm(clock.get() + random.nextInt(4), park));
+                            if (random.nextBoolean()) {
+                                int victim = i - random.nextInt(Math.min(i + 1, 16));
+                                if (mine.get(victim).cancel()) {
+                                    cancels[victim].incrementAndGet();
+                                }
+                            }
                         }
-                    }
-                }
-            })));
+                    })));
         }
-        Thread firer = Thread.ofPlatform().name("firer").start(() -> guard(failure, () -> {
-            awaitUninterruptibly(start);
-            while (!armersDone.get()) {
-                timers.fireDue(clock.incrementAndGet(), park -> fired.computeIfAbsent(park, p -> new AtomicInteger())
-                        .incrementAndGet());
-            }
-        }));
+        Thread firer = Thread.ofPlatform()
+                .name("firer")
+                .start(() -> guard(failure, () -> {
+                    awaitUninterruptibly(start);
+                    while (!armersDone.get()) {
+                        timers.fireDue(
+                                clock.incrementAndGet(),
+                                park -> fired.computeIfAbsent(park, p -> new AtomicInteger())
+                                        .incrementAndGet());
+                    }
+                }));
         start.countDown();
         for (Thread t : threads) {
             t.join();
         }
         armersDone.set(true);
         firer.join();
-        timers.fireDue(Long.MAX_VALUE - 1, park -> fired.computeIfAbsent(park, p -> new AtomicInteger())
-                .incrementAndGet());
+        timers.fireDue(
+                Long.MAX_VALUE - 1,
+                park -> fired.computeIfAbsent(park, p -> new AtomicInteger()).incrementAndGet());
 
         assertEquals(null, failure.get());
         assertEquals(0, timers.size());
@@ -271,14 +283,17 @@ class TimerHeapTest {
                 AtomicInteger f = fired.get(tokens.get(i));
                 int firedCount = f == null ? 0 : f.get();
                 int cancelCount = cancels[i].get();
-                assertEquals(1, firedCount + cancelCount,
+                assertEquals(
+                        1,
+                        firedCount + cancelCount,
                         "armer " + t + " timer " + i + ": fired " + firedCount + ", cancelled " + cancelCount);
                 firedTotal += firedCount;
                 cancelledTotal += cancelCount;
             }
         }
         assertEquals(firedTotal, fired.size(), "every fired token was armed by this test");
-        assertTrue(firedTotal > 0 && cancelledTotal > 0,
+        assertTrue(
+                firedTotal > 0 && cancelledTotal > 0,
                 "both outcomes happened: fired " + firedTotal + ", cancelled " + cancelledTotal);
     }
 
@@ -299,8 +314,8 @@ class TimerHeapTest {
 
     /** The obvious implementation: a list kept sorted by (deadline, sequence). */
     private static final class Model {
-        private static final Comparator<ModelEntry> ORDER = Comparator.<ModelEntry>comparingLong(e -> e.deadline)
-                .thenComparingLong(e -> e.sequence);
+        private static final Comparator<ModelEntry> ORDER =
+                Comparator.<ModelEntry>comparingLong(e -> e.deadline).thenComparingLong(e -> e.sequence);
         private final List<ModelEntry> sorted = new ArrayList<>();
         private long sequence;
 
@@ -322,7 +337,8 @@ class TimerHeapTest {
 
         List<ParkToken> fireDue(long now) {
             List<ParkToken> due = new ArrayList<>();
-            while (!sorted.isEmpty() && sorted.getFirst().deadline <= now
+            while (!sorted.isEmpty()
+                    && sorted.getFirst().deadline <= now
                     && sorted.getFirst().deadline != Io.NO_DEADLINE) {
                 ModelEntry first = sorted.removeFirst();
                 first.armed = false;

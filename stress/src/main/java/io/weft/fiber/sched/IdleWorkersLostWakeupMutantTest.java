@@ -23,7 +23,9 @@ public class IdleWorkersLostWakeupMutantTest {
     @JCStressTest(Mode.Termination)
     @Description("MUTANT worker, no re-check: one worker parks (no timeout); a producer submits a task.")
     @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "The race did not hit the mutant's window this time.")
-    @Outcome(id = "STALE", expect = FORBIDDEN,
+    @Outcome(
+            id = "STALE",
+            expect = FORBIDDEN,
             desc = "MUTANT (no re-check after transitionToParked) lost the wake-up: the lost-wakeup test bites.")
     @Outcome(expect = FORBIDDEN, desc = "The worker or the producer threw.")
     @State
@@ -47,7 +49,9 @@ public class IdleWorkersLostWakeupMutantTest {
     @JCStressTest(Mode.Termination)
     @Description("MUTANT worker, no re-check: worker 0 of two (1 busy) searches, parks; a producer submits.")
     @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "The race did not hit the mutant's window this time.")
-    @Outcome(id = "STALE", expect = FORBIDDEN,
+    @Outcome(
+            id = "STALE",
+            expect = FORBIDDEN,
             desc = "MUTANT (no re-check after transitionToParked) lost the wake-up: the lost-wakeup test bites.")
     @Outcome(expect = FORBIDDEN, desc = "The worker or the producer threw.")
     @State

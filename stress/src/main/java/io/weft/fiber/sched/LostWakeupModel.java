@@ -46,6 +46,7 @@ final class LostWakeupModel {
     private static final int WORKER = 0;
     /** How far the start of the two sides is spread (see StartLine). */
     private static final int JITTER_SPINS = 8;
+
     private static final Runnable TASK = () -> {};
 
     private final int workers;

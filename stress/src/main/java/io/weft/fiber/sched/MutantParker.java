@@ -58,8 +58,8 @@ final class MutantParker {
         Objects.requireNonNull(owner, "owner");
         Thread witness = (Thread) OWNER.compareAndExchange(this, (Thread) null, owner);
         if (witness != null) {
-            throw new IllegalStateException("MutantParker already bound to " + witness.getName()
-                    + "; cannot bind " + owner.getName());
+            throw new IllegalStateException(
+                    "MutantParker already bound to " + witness.getName() + "; cannot bind " + owner.getName());
         }
     }
 
@@ -76,9 +76,10 @@ final class MutantParker {
         Thread self = Thread.currentThread();
         Thread bound = owner;
         if (self != bound) {
-            throw new IllegalStateException(bound == null
-                    ? "MutantParker.park before bind(owner)"
-                    : "only " + bound.getName() + " parks on this MutantParker, not " + self.getName());
+            throw new IllegalStateException(
+                    bound == null
+                            ? "MutantParker.park before bind(owner)"
+                            : "only " + bound.getName() + " parks on this MutantParker, not " + self.getName());
         }
         // Fast path: a notification is already here.
         if (STATE.compareAndSet(this, NOTIFIED, EMPTY) || timeoutNanos <= 0) {

@@ -19,7 +19,9 @@ import org.openjdk.jcstress.annotations.State;
 @JCStressTest(Mode.Termination)
 @Description("MUTANT Parker (unpark = get, then set): the owner parks (no timeout); one unpark.")
 @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "The race did not hit the mutant's window this time.")
-@Outcome(id = "STALE", expect = FORBIDDEN,
+@Outcome(
+        id = "STALE",
+        expect = FORBIDDEN,
         desc = "MUTANT (unpark split into get + set) lost the unpark: the Parker test bites.")
 @Outcome(expect = FORBIDDEN, desc = "The owner or the unparker threw.")
 @State

@@ -83,10 +83,19 @@ public class RunQueuePopVsStealTest {
      */
     @JCStressTest
     @Description("Owner pop vs steal on a queue holding two tasks, across the counter wrap.")
-    @Outcome(id = "1, 2, 0", expect = ACCEPTABLE, desc = "The owner popped the first task, the stealer took the second.")
-    @Outcome(id = "2, 1, 0", expect = ACCEPTABLE, desc = "The stealer took the first task, the owner popped the second.")
+    @Outcome(
+            id = "1, 2, 0",
+            expect = ACCEPTABLE,
+            desc = "The owner popped the first task, the stealer took the second.")
+    @Outcome(
+            id = "2, 1, 0",
+            expect = ACCEPTABLE,
+            desc = "The stealer took the first task, the owner popped the second.")
     @Outcome(id = "0, .*", expect = FORBIDDEN, desc = "The owner found no task although one was always left for it.")
-    @Outcome(id = ".*, 0, .*", expect = FORBIDDEN, desc = "The stealer found no task although one was always left for it.")
+    @Outcome(
+            id = ".*, 0, .*",
+            expect = FORBIDDEN,
+            desc = "The stealer found no task although one was always left for it.")
     @Outcome(expect = FORBIDDEN, desc = "A task was lost, duplicated or left behind.")
     @State
     public static class TwoTasks {

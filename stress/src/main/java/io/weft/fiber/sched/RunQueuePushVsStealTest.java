@@ -21,8 +21,14 @@ import org.openjdk.jcstress.infra.results.III_Result;
 @JCStressTest
 @Description("Owner push into a full queue (overflow) vs steal.")
 @Outcome(id = "2, 0, 3", expect = ACCEPTABLE, desc = "The steal finished first: 2 stolen, the push found room.")
-@Outcome(id = "1, 3, 1", expect = ACCEPTABLE, desc = "The overflow won: 2 oldest + new to the injector, 1 of the other 2 stolen.")
-@Outcome(id = "2, 1, 2", expect = ACCEPTABLE, desc = "The push ran during the steal: the new task alone went to the injector.")
+@Outcome(
+        id = "1, 3, 1",
+        expect = ACCEPTABLE,
+        desc = "The overflow won: 2 oldest + new to the injector, 1 of the other 2 stolen.")
+@Outcome(
+        id = "2, 1, 2",
+        expect = ACCEPTABLE,
+        desc = "The push ran during the steal: the new task alone went to the injector.")
 @Outcome(expect = FORBIDDEN, desc = "A task was lost or duplicated, or an impossible split.")
 @State
 public class RunQueuePushVsStealTest {

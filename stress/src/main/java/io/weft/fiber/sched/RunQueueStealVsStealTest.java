@@ -23,8 +23,14 @@ import org.openjdk.jcstress.infra.results.III_Result;
  */
 @JCStressTest
 @Description("Steal vs steal on a queue holding four tasks.")
-@Outcome(id = {"2, 1, 1", "1, 2, 1"}, expect = ACCEPTABLE, desc = "The steals ran one after the other: the first took 2 of 4, the second 1 of 2.")
-@Outcome(id = {"2, 0, 2", "0, 2, 2"}, expect = ACCEPTABLE, desc = "One stealer found the other's steal in progress and gave up.")
+@Outcome(
+        id = {"2, 1, 1", "1, 2, 1"},
+        expect = ACCEPTABLE,
+        desc = "The steals ran one after the other: the first took 2 of 4, the second 1 of 2.")
+@Outcome(
+        id = {"2, 0, 2", "0, 2, 2"},
+        expect = ACCEPTABLE,
+        desc = "One stealer found the other's steal in progress and gave up.")
 @Outcome(expect = FORBIDDEN, desc = "A task was lost or duplicated, or an impossible split.")
 @State
 public class RunQueueStealVsStealTest {

@@ -18,9 +18,15 @@ final class Awaiting {
      * timer are removed whatever ends the round. The token is one-shot, so a stale wake-up from
      * an earlier round never ends a later one.
      *
-     * Await cycles: an awaiting task records `awaiting` (volatile) before parking, then walks the
-     * chain from the awaited task; if it reaches itself, it throws instead of hanging. Two tasks
-     * closing a cycle at once both write then read, so at least one of them sees the cycle.
+     * Await cycles: an awaiting task records `awaiting` (volatile), marks the awaited task AWAITED
+     * (an atomic OR on its state word, skipped if already set), then, if it is itself AWAITED,
+     * walks the chain from the awaited task; if it reaches itself, it throws instead of hanging.
+     * A task nobody awaits cannot be on a cycle, so a chain built link by link (each new task
+     * awaiting the last) costs one hop per await instead of a walk of the whole chain (10^5 links:
+     * 10.3 s -> see the commit). Tasks closing a cycle at once: in the total order of their marks,
+     * the task whose mark comes last reads its own AWAITED bit after its predecessor's mark (the
+     * bit is sticky), so it walks, and every `awaiting` on the cycle was written before its
+     * writer's mark: it sees the cycle.
      *
      * Per await that parks: ParkToken + Wakeup (2 allocations), 1 CAS to push, the park, the
      * removal. An await of a done task: one volatile read. An await of an unstarted task of a
@@ -63,7 +69,10 @@ final class Awaiting {
                 : Context.currentIo() != null || me != null ? Io.current() : CancelScope.plainThreadClock();
         if (me != null && forever) { // a timed await ends by itself: it closes no deadlock
             me.setAwaiting(awaited);
-            checkNoAwaitCycle(awaited, me);
+            awaited.markAwaitedByTask();
+            if (me.isAwaitedByTask()) {
+                checkNoAwaitCycle(awaited, me);
+            }
         }
         try {
             while (!awaited.isDone()) {

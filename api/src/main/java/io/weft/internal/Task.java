@@ -41,6 +41,9 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      *   bit  9     PLAIN_SCOPED: set with NEW -> RUNNING when the task starts, with no task below it,
      *              on a plain thread that has CancelScopes open (an inline Io under a plain owner):
      *              it runs inside them, as an inline child runs inside its parent task's
+     *   bit 10     AWAITED: a task has begun an untimed await of this one (sticky until completion,
+     *              set by the awaiter with one atomic OR); only an awaited task can close an await
+     *              cycle, so only it walks the await chain (see Awaiting)
      *   bits 16-31 shield depth: changed by the task's own thread (enterShield/exitShield), and
      *              cleared by the claim of completion
      *   bits 32-47 inline depth: how many tasks run in place below this one on its stack
@@ -125,6 +128,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     private static final long OBSERVED = 1L << 8;
     /** Started on a plain thread with CancelScopes open, no task below it: it runs inside them. */
     private static final long PLAIN_SCOPED = 1L << 9;
+    /** A task has begun an untimed await of this one: sticky until completion; see the notes. */
+    private static final long AWAITED = 1L << 10;
     /** What {@link #stopper} returns when the walk reached a PLAIN_SCOPED root unshielded. */
     private static final Object PLAIN_ROOT = new Object();
 
@@ -672,12 +677,17 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * and HELPED); returns false if it started or was cancelled meanwhile.
      */
     boolean claimForHelper(Task<?> awaiter) {
-        long s = state;
-        if ((s & LIFECYCLE) != NEW
-                || !STATE.compareAndSet(this, s, (s & ~LIFECYCLE) | RUNNING | STARTED | HELPED | depthBits(awaiter))) {
-            return false;
+        long depth = depthBits(awaiter);
+        while (true) {
+            long s = state;
+            if ((s & LIFECYCLE) != NEW) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, s, (s & ~LIFECYCLE) | RUNNING | STARTED | HELPED | depth)) {
+                return true;
+            }
+            // another bit changed (another awaiter marked it AWAITED): look again
         }
-        return true;
     }
 
     /** Records (or clears, with null) the task this one runs in place now; this task's own thread only. */
@@ -706,6 +716,21 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     Task<?> awaiting() {
         return awaiting;
+    }
+
+    /**
+     * Notes that a task has begun an untimed await of this one (call after publishing that task's
+     * {@link #setAwaiting}); one atomic OR, skipped once the bit is set.
+     */
+    void markAwaitedByTask() {
+        if ((state & AWAITED) == 0) {
+            STATE.getAndBitwiseOr(this, AWAITED);
+        }
+    }
+
+    /** Whether a task has begun an untimed await of this one (it may close a cycle through us). */
+    boolean isAwaitedByTask() {
+        return (state & AWAITED) != 0;
     }
 
     Task<?> inlineParent() {

@@ -17,10 +17,8 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.jetbrains.lincheck.datastructures.IntGen;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
-import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -129,23 +127,13 @@ public class ChannelLincheckTest {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void nonWaitingOperationsAreLinearizableUnderModelChecking() {
-        new ModelCheckingOptions()
-                .iterations(30)
-                .invocationsPerIteration(300)
-                .sequentialSpecification(Spec.class)
-                .check(ChannelLincheckTest.class);
+        ModelThreads.linearizableUnderModelChecking(ChannelLincheckTest.class, Spec.class, 30);
     }
 
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void nonWaitingOperationsAreLinearizableUnderStress() {
-        new StressOptions()
-                .iterations(30)
-                .invocationsPerIteration(1_000)
-                .threads(3)
-                .actorsPerThread(3)
-                .sequentialSpecification(Spec.class)
-                .check(ChannelLincheckTest.class);
+        ModelThreads.linearizableUnderStress(ChannelLincheckTest.class, Spec.class, 30);
     }
 
     // ------------------------------------------------------------ waiting operations, interleaved

@@ -12,9 +12,7 @@ import io.weft.modelcheck.ModelThreads.Round;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import org.jetbrains.lincheck.LincheckAssertionError;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
-import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -75,74 +73,32 @@ public class SemaphoreLincheckTest {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void nonWaitingOperationsAreLinearizableUnderModelChecking() {
-        new ModelCheckingOptions()
-                .iterations(20)
-                .invocationsPerIteration(300)
-                .sequentialSpecification(Spec.class)
-                .check(SemaphoreLincheckTest.class);
+        ModelThreads.linearizableUnderModelChecking(SemaphoreLincheckTest.class, Spec.class, 20);
     }
 
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void nonWaitingOperationsAreLinearizableUnderStress() {
-        new StressOptions()
-                .iterations(20)
-                .invocationsPerIteration(1_000)
-                .threads(3)
-                .actorsPerThread(3)
-                .sequentialSpecification(Spec.class)
-                .check(SemaphoreLincheckTest.class);
+        ModelThreads.linearizableUnderStress(SemaphoreLincheckTest.class, Spec.class, 20);
     }
 
     // ------------------------------------------------------------ waiting acquires, interleaved
 
     /** What the waiting scenarios need of a semaphore: the real one, or the broken copy. */
-    private interface Permits {
-        void acquire();
-
-        void release();
-
-        int availablePermits();
+    private record Permits(Runnable acquire, Runnable release, IntSupplier available) {
+        int availablePermits() {
+            return available.getAsInt();
+        }
     }
 
     private static Permits real(int permits) {
         Semaphore s = new Semaphore(permits);
-        return new Permits() {
-            @Override
-            public void acquire() {
-                s.acquire();
-            }
-
-            @Override
-            public void release() {
-                s.release();
-            }
-
-            @Override
-            public int availablePermits() {
-                return s.availablePermits();
-            }
-        };
+        return new Permits(s::acquire, s::release, s::availablePermits);
     }
 
     private static Permits broken(int permits) {
         BrokenSemaphore s = new BrokenSemaphore(permits);
-        return new Permits() {
-            @Override
-            public void acquire() {
-                s.acquire();
-            }
-
-            @Override
-            public void release() {
-                s.release();
-            }
-
-            @Override
-            public int availablePermits() {
-                return s.availablePermits();
-            }
-        };
+        return new Permits(s::acquire, s::release, s::availablePermits);
     }
 
     @Test
@@ -157,16 +113,16 @@ public class SemaphoreLincheckTest {
                         assertEquals(0, s.availablePermits());
                     },
                     () -> {
-                        s.acquire();
+                        s.acquire().run();
                         acquired[0] = true;
                     },
                     () -> {
-                        s.acquire();
+                        s.acquire().run();
                         acquired[1] = true;
                     },
                     () -> {
-                        s.release();
-                        s.release();
+                        s.release().run();
+                        s.release().run();
                     });
         });
     }
@@ -194,9 +150,9 @@ public class SemaphoreLincheckTest {
         Io io = Io.current();
         int[] heldInBody = new int[1];
         Task<Void> waiter = Task.spawned(io, () -> {
-            s.acquire();
+            s.acquire().run();
             heldInBody[0]++;
-            s.release();
+            s.release().run();
             return null;
         });
         IntSupplier permits = s::availablePermits;
@@ -212,6 +168,6 @@ public class SemaphoreLincheckTest {
                 },
                 waiter::run,
                 waiter::cancel,
-                s::release);
+                s.release());
     }
 }

@@ -17,10 +17,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jetbrains.lincheck.datastructures.IntGen;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
-import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -129,23 +127,13 @@ public class FutureLincheckTest {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void aFutureCompletedFromOutsideIsLinearizableUnderModelChecking() {
-        new ModelCheckingOptions()
-                .iterations(20)
-                .invocationsPerIteration(300)
-                .sequentialSpecification(Spec.class)
-                .check(FutureLincheckTest.class);
+        ModelThreads.linearizableUnderModelChecking(FutureLincheckTest.class, Spec.class, 20);
     }
 
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
     void aFutureCompletedFromOutsideIsLinearizableUnderStress() {
-        new StressOptions()
-                .iterations(20)
-                .invocationsPerIteration(1_000)
-                .threads(3)
-                .actorsPerThread(3)
-                .sequentialSpecification(Spec.class)
-                .check(FutureLincheckTest.class);
+        ModelThreads.linearizableUnderStress(FutureLincheckTest.class, Spec.class, 20);
     }
 
     // ------------------------------------------------------------ a task with a body, interleaved

@@ -3,6 +3,8 @@ package io.weft.modelcheck;
 import java.util.ArrayList;
 import java.util.List;
 import org.jetbrains.lincheck.Lincheck;
+import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import org.jetbrains.lincheck.datastructures.StressOptions;
 
 /**
  * Runs a few threads under Lincheck's model checker, which explores their interleavings
@@ -36,6 +38,34 @@ public final class ModelThreads {
         public static Round of(Runnable check, Runnable... threads) {
             return new Round(List.of(threads), check);
         }
+    }
+
+    /**
+     * Checks that the {@code @Operation}s of {@code test} are linearizable against {@code spec}
+     * under Lincheck's model checker ({@code iterations} scenarios of 2 threads, 300 interleavings
+     * each).
+     */
+    public static void linearizableUnderModelChecking(Class<?> test, Class<?> spec, int iterations) {
+        new ModelCheckingOptions()
+                .iterations(iterations)
+                .invocationsPerIteration(300)
+                .sequentialSpecification(spec)
+                .check(test);
+    }
+
+    /**
+     * Checks that the {@code @Operation}s of {@code test} are linearizable against {@code spec}
+     * under Lincheck's stress mode ({@code iterations} scenarios of 3 threads × 3 operations, 1,000
+     * runs each).
+     */
+    public static void linearizableUnderStress(Class<?> test, Class<?> spec, int iterations) {
+        new StressOptions()
+                .iterations(iterations)
+                .invocationsPerIteration(1_000)
+                .threads(3)
+                .actorsPerThread(3)
+                .sequentialSpecification(spec)
+                .check(test);
     }
 
     /** Explores {@link #INVOCATIONS} interleavings of {@code scenario}; throws on the first failure. */

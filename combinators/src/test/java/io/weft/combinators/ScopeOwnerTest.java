@@ -858,16 +858,21 @@ class ScopeOwnerTest {
         assertEquals(25, at);
     }
 
+    /** An inbox fed by a producer that sleeps ten hours first: a side thread of the world, asleep. */
+    private static Inbox<Integer> aSideThreadAsleep() {
+        return Reactive.subscribe(
+                Reactive.produce(emitter -> {
+                    Io.sleep(Duration.ofHours(10));
+                    emitter.emit(1);
+                }),
+                1);
+    }
+
     @Test
     void anInlineChildOfAPlainOwnerInAWorldWithASideThreadWakesAtTheDeadline() {
         BlockingIo io = BlockingIo.builder().virtualClock().build();
         long at = Io.with(io).call(() -> {
-            Inbox<Integer> inbox = Reactive.subscribe(
-                    Reactive.produce(emitter -> {
-                        Io.sleep(Duration.ofHours(10)); // a side thread of the world, asleep
-                        emitter.emit(1);
-                    }),
-                    1);
+            Inbox<Integer> inbox = aSideThreadAsleep();
             try {
                 assertThrows(
                         TimedOut.class,
@@ -919,12 +924,7 @@ class ScopeOwnerTest {
     void aPlainOwnerInAVirtualClockWorldWithASideThreadWakesAtItsDeadline() {
         BlockingIo io = BlockingIo.builder().virtualClock().build();
         long at = Io.with(io).call(() -> {
-            Inbox<Integer> inbox = Reactive.subscribe(
-                    Reactive.produce(emitter -> {
-                        Io.sleep(Duration.ofHours(10)); // a side thread of the world, asleep
-                        emitter.emit(1);
-                    }),
-                    1);
+            Inbox<Integer> inbox = aSideThreadAsleep();
             try {
                 assertThrows(TimedOut.class, () -> Scope.call(Duration.ofMillis(50), scope -> inbox.receive()));
                 return io.nowMs();

@@ -1,33 +1,69 @@
 package io.weft.internal;
 
 import io.weft.Io;
+import java.util.concurrent.Callable;
 
 /**
  * What is installed for the code running now: the Io, and the task whose body it is (null on a
- * plain thread). Bound with a {@link ScopedValue}, so it is inherited by nothing implicitly:
- * {@link Task#run()} binds it anew for every task, on whatever thread runs it.
- *
- * <p>The bound value is the running {@link Task} itself in the common case (a task's Io is its
- * own), so running a task allocates no record for it; a {@code Context} is bound only by
- * {@link Io#with(Io)}, which may install an Io other than the current task's.
- *
- * @param io the installed Io, or null when none was bound
- * @param task the current task, or null outside any task
+ * plain thread). Found through a {@link ScopedValue}, so it is inherited by nothing implicitly
+ * except what the JDK inherits on purpose (a {@code StructuredTaskScope} fork), and a fork is
+ * never inside its parent's task.
  */
-public record Context(Io io, Task<?> task) {
+public final class Context {
+    /*
+     * Implementation notes.
+     *
+     * One ScopedValue, SLOT, holds a Slot: a mutable cell owned by one thread, whose `current`
+     * is the running Task (its own Io installed) or a Frame (an Io installed by Io.with, and the
+     * task that was current when it was bound). Running a task does not bind anything when the
+     * thread already owns a slot: Task.run saves `current`, writes itself, and restores it after
+     * (a plain field, only the owner writes it). A thread that runs many tasks (a FiberIo
+     * runner fiber) binds one slot for its whole life (bindThread); a plain thread binds one
+     * around its outermost task or Io.with call, and tasks nested inside reuse it.
+     *
+     * Why not a binding per task: a binding costs two allocations (Carrier, Snapshot), and it
+     * invalidates the thread's ScopedValue cache, so the next lookup of the task walks the
+     * bindings and refills the cache (about 15% of a trivial task's spawn-run-complete, measured
+     * by JFR on spawn_many_local), and it adds the JDK's ScopedValue call frames to every
+     * parked task's stack.
+     *
+     * Io.with binds a new slot (it is rare, and a new binding is what a StructuredTaskScope
+     * forked inside it must inherit). A thread that is not a slot's owner (a fork inheriting its
+     * parent's binding) sees no current task, and the Io of whatever its owner runs; running a
+     * task there binds the fork's own slot, so a fork never writes its parent's cell.
+     *
+     * Per lookup: one ScopedValue read (a cache hit once warm) and a field read; per task run on
+     * a thread that owns a slot: two plain writes, no allocation, no binding.
+     */
 
-    /** A Task (its own Io installed) or a Context. */
-    private static final ScopedValue<Object> CURRENT = ScopedValue.newInstance();
-    /** What {@code CURRENT} reads as when unbound (ScopedValue.orElse refuses null). */
-    private static final Object NONE = new Object();
+    private static final ScopedValue<Slot> SLOT = ScopedValue.newInstance();
+    /** What SLOT reads as when unbound (ScopedValue.orElse refuses null): owned by no thread, empty. */
+    private static final Slot NONE = new Slot(null, null);
+
+    /** A thread's cell: what its running code has installed. Written only by {@link #owner}. */
+    static final class Slot {
+        final Thread owner;
+        /** A Task, a Frame, or null. */
+        Object current;
+
+        Slot(Thread owner, Object current) {
+            this.owner = owner;
+            this.current = current;
+        }
+    }
+
+    /** An Io installed by {@link Io#with(Io)} over the task that was current then (or null). */
+    private record Frame(Io io, Task<?> task) {}
+
+    private Context() {}
 
     /** Returns the installed Io, or null if none was bound on this thread or task. */
     public static Io currentIo() {
-        Object current = CURRENT.orElse(NONE);
+        Object current = SLOT.orElse(NONE).current;
         if (current instanceof Task<?> task) {
             return task.io();
         }
-        return current instanceof Context context ? context.io : null;
+        return current instanceof Frame frame ? frame.io : null;
     }
 
     /**
@@ -37,18 +73,45 @@ public record Context(Io io, Task<?> task) {
      * thread, so it never touches the task's park slot, shield depth or await record.
      */
     public static Task<?> currentTask() {
-        Object current = CURRENT.orElse(NONE);
-        Task<?> task = current instanceof Task<?> t ? t : current instanceof Context context ? context.task : null;
-        return task != null && task.runsOn(Thread.currentThread()) ? task : null;
+        Slot slot = SLOT.orElse(NONE);
+        if (slot.owner != Thread.currentThread()) {
+            return null;
+        }
+        Object current = slot.current;
+        return current instanceof Task<?> task ? task : current instanceof Frame frame ? frame.task : null;
     }
 
-    /** Returns a carrier that installs {@code io} and keeps the current task. */
-    public static ScopedValue.Carrier with(Io io) {
-        return ScopedValue.where(CURRENT, new Context(io, currentTask()));
+    /** Calls {@code body} with {@code io} installed over the current task (kept current). */
+    public static <T> T with(Io io, Callable<T> body) {
+        return ScopedValue.where(SLOT, new Slot(Thread.currentThread(), new Frame(io, currentTask())))
+                .call(() -> Unchecked.call(body));
     }
 
-    /** Returns a carrier that makes {@code task} current, with its own Io installed. */
-    static ScopedValue.Carrier forTask(Task<?> task) {
-        return ScopedValue.where(CURRENT, task);
+    /**
+     * Runs {@code loop} with a slot of its own bound for the calling thread, so every task it runs
+     * inside reuses the slot instead of binding one: for a thread that runs many tasks one after
+     * another (a runner fiber).
+     */
+    public static void bindThread(Runnable loop) {
+        ScopedValue.where(SLOT, new Slot(Thread.currentThread(), null)).run(loop);
+    }
+
+    /**
+     * Calls {@code task}'s body ({@link Task#call()}) with the task current: in the slot the
+     * thread owns, or, if it owns none, in a slot bound for the call.
+     */
+    static <T> T call(Task<T> task) throws Exception {
+        Thread me = Thread.currentThread();
+        Slot slot = SLOT.orElse(NONE);
+        if (slot.owner != me) {
+            return ScopedValue.where(SLOT, new Slot(me, task)).call(task);
+        }
+        Object saved = slot.current;
+        slot.current = task;
+        try {
+            return task.call();
+        } finally {
+            slot.current = saved;
+        }
     }
 }

@@ -44,18 +44,18 @@ public final class RootTasks {
         if (REGISTERED.find(io.getClass()) == null) {
             SideThreads world = SideThreads.of(io);
             if (world == null) {
-                return Context.with(io).call(() -> Unchecked.call(body));
+                return Context.with(io, body);
             }
             world.entering(io);
             try {
-                return Context.with(io).call(() -> Unchecked.call(body));
+                return Context.with(io, body);
             } finally {
                 world.leaving(io);
             }
         }
         Task<?> current = Context.currentTask();
         if (current != null && current.io() == io) {
-            return Context.with(io).call(() -> Unchecked.call(body)); // already in io's world
+            return Context.with(io, body); // already in io's world
         }
         Task<T> root = Task.spawned(io, body);
         io.spawnRaw(root);

@@ -56,11 +56,14 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      *   NEW -> COMPLETING -> CANCELLED         // cancel() before start: body never runs, done at once
      *   NEW -> COMPLETING -> SUCCEEDED|FAILED|CANCELLED      // bodiless tasks, completed from outside
      *   RUNNING -> RUNNING+CANCEL_REQUESTED    // cancel() while running: wakes the parked task
-     *   RUNNING -> COMPLETING -> SUCCEEDED|FAILED|CANCELLED  // the body returned or threw
+     *   RUNNING -> SUCCEEDED|FAILED|CANCELLED  // the body returned or threw (its own thread: one CAS)
      *
-     * COMPLETING makes completion a claim-then-publish: the one thread whose CAS claimed it
-     * writes the outcome, then publishes the final lifecycle with a volatile write. A cancel that
-     * sees COMPLETING reports ALREADY_DONE: the outcome is already decided.
+     * COMPLETING makes completion a claim-then-publish where several threads may complete: the
+     * one thread whose CAS claimed it writes the outcome, then publishes the final lifecycle with
+     * a volatile write. A cancel that sees COMPLETING reports ALREADY_DONE: the outcome is
+     * already decided. A RUNNING task is completed only by its own thread (a cancel only sets
+     * CANCEL_REQUESTED), so it needs no claim: it writes the outcome and moves RUNNING -> done
+     * with one CAS, retrying (and recomputing the outcome) if a cancel changed the word.
      *
      * A value returned after CANCEL_REQUESTED is dropped (CANCELLED): once cancel() returned true
      * the future never succeeds. A non-Cancelled exception is kept (FAILED): nothing is replaced.
@@ -95,10 +98,10 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * Awaiting (the await loop, join helping, cycle checks) and StageBridge (CompletionStage in
      * and out) are separate classes: this one is the state machine.
      *
-     * Per task (spawn, run, complete, nobody parked on it): 1 allocation (the task) + 1 ScopedValue
-     * binding (a Carrier and a Snapshot: 2 allocations in the JDK); CASes: NEW -> RUNNING,
-     * RUNNING -> COMPLETING, 1 getAndSet closing the waiter stack; no lock. The id is drawn only
-     * when a message needs it.
+     * Per task (spawn, run, complete, nobody parked on it): 1 allocation (the task); no
+     * ScopedValue binding on a thread that owns a context slot (a runner fiber; see Context);
+     * CASes: NEW -> RUNNING and RUNNING -> done; the waiter stack is only read when nobody
+     * waits; no lock. The id is drawn only when a message needs it.
      *
      * Reference counts (the seed design's ref_count bits) are not needed: the garbage collector
      * frees a task once no queue, waiter or handle refers to it. `detached`/`join_interest` bits
@@ -265,16 +268,17 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         if (io == null) {
             throw new IllegalStateException(this + " has no body to run: it is completed from outside");
         }
+        long s = state;
+        if ((s & LIFECYCLE) != NEW) {
+            notStartable(s);
+            return;
+        }
         Task<?> parent = Context.currentTask(); // under an inline Io, the task this one runs above
         long depth = parent != null ? depthBits(parent) : CancelScope.plainThreadHasScopes() ? PLAIN_SCOPED : 0;
-        long s = state;
         while (true) {
-            long life = s & LIFECYCLE;
-            if (life != NEW) {
-                if ((s & STARTED) == 0 || (s & HELPED) != 0) {
-                    return; // cancelled before start, or run in place by an awaiter: nothing to do
-                }
-                throw new IllegalStateException(this + " was already started; an Io runs a task once");
+            if ((s & LIFECYCLE) != NEW) {
+                notStartable(s);
+                return;
             }
             if (STATE.compareAndSet(this, s, (s & ~LIFECYCLE) | RUNNING | STARTED | depth)) {
                 break;
@@ -282,6 +286,16 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             s = state;
         }
         runClaimed(parent);
+    }
+
+    /**
+     * What run() does with a task that is no longer NEW: nothing if it was cancelled before start or
+     * run in place by an awaiter; throws if it was started (an Io runs a task once).
+     */
+    private void notStartable(long s) {
+        if ((s & STARTED) != 0 && (s & HELPED) == 0) {
+            throw new IllegalStateException(this + " was already started; an Io runs a task once");
+        }
     }
 
     /** The inline-depth bits of a task started above {@code parent} on the same stack. */
@@ -300,7 +314,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             parent.helping = this; // this task runs above its parent on the stack: do not interrupt the parent
         }
         try {
-            T value = Context.forTask(this).call(this); // binds this task and calls call(): no lambda
+            T value = Context.call(this); // this task current, then call(): no lambda, no binding on a runner
             complete(SUCCEEDED, value);
         } catch (Cancelled c) {
             complete(CANCELLED, c);
@@ -363,6 +377,21 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                 finalResult = null;
             }
             long kept = s & (CANCEL_REQUESTED | STARTED | HELPED);
+            if (current == RUNNING) {
+                // Only the task's own thread completes a running task, so there is nothing to claim: write the
+                // outcome, then publish it with the one CAS that makes the task done (no COMPLETING step).
+                outcome = finalResult;
+                if (STATE.compareAndSet(this, s, kept | finalLife)) {
+                    // Cleared only now: before the CAS a canceller could still deliver one (INTERRUPTING
+                    // set and cleared again between our read and the CAS leaves the word as it was).
+                    if ((s & INTERRUPTED) != 0 && Thread.currentThread() == thread) {
+                        Thread.interrupted(); // a cancel's interrupt stays with the task that got it
+                    }
+                    runWaiters();
+                    return true;
+                }
+                continue;
+            }
             if (STATE.compareAndSet(this, s, kept | COMPLETING)) {
                 if ((s & INTERRUPTED) != 0 && Thread.currentThread() == thread) {
                     Thread.interrupted(); // a cancel's interrupt stays with the task that got it

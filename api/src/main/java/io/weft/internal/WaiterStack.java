@@ -13,17 +13,31 @@ abstract class WaiterStack {
     /*
      * Implementation notes.
      *
-     * A Treiber stack of Waiter nodes. runWaiters() (the completing thread, once) swaps in the
-     * DONE sentinel and runs every live action, so a waiter pushed after completion is refused
-     * (the pusher reports at once). Deregistration (race losers, timed-out awaits) nulls the
-     * node's action and unlinks dead nodes: at the head by CAS, inside the stack by plain
-     * writes. Concurrent unlinks can only re-link a dead node, never drop a live one: every
-     * write skips exactly one dead node. A stale action that still runs is harmless: it readies
-     * a one-shot ParkToken nobody parks on.
+     * A Treiber stack of Waiter nodes. runWaiters() (the completing thread, once, after the
+     * task's state says done) reads the head: if nobody waits it returns (no atomic write: the
+     * common case of a task nobody awaited in time); otherwise it swaps in the DONE sentinel and
+     * runs every live action, so a waiter pushed after that swap is refused (the pusher reports
+     * at once).
+     *
+     * A push that lands after the completer read an empty stack would never run: so a pusher
+     * re-reads the task's state after its CAS, and if the task is done it takes its action back
+     * (getAndSet to null) and reports "already done". The completer takes each action with the
+     * same getAndSet, so exactly one of them gets it. Why one side always sees the other: the
+     * completer writes the done state, then reads the head; the pusher CASes the head, then reads
+     * the state; all four are volatile accesses (sequentially consistent), so either the
+     * completer's read sees the node, or the pusher's read sees done, or both (then the
+     * getAndSet decides). A node taken back stays linked until a removal unlinks it (the pusher
+     * removes it at once).
+     *
+     * Deregistration (race losers, timed-out awaits) nulls the node's action and unlinks dead
+     * nodes: at the head by CAS, inside the stack by plain writes. Concurrent unlinks can only
+     * re-link a dead node, never drop a live one: every write skips exactly one dead node. A
+     * stale action that still runs is harmless: it readies a one-shot ParkToken nobody parks on.
      *
      * Per operation: push = 1 allocation (the node; a parked await's node is its own action,
-     * Wakeup, so no lambda) + 1 CAS; removal = 1 volatile write + a CAS per dead head node;
-     * completion = 1 getAndSet + the actions.
+     * Wakeup, so no lambda) + 1 CAS + 1 volatile read; removal = 1 volatile write + a CAS per dead
+     * head node; completion with nobody waiting = 1 volatile read, with waiters = 1 getAndSet +
+     * 1 getAndSet per waiter + the actions.
      */
 
     private static final VarHandle WAITERS;
@@ -85,6 +99,9 @@ abstract class WaiterStack {
         return push(new Waiter(action));
     }
 
+    /** Whether the task is done; the completer makes it so before {@link #runWaiters()}. */
+    abstract boolean isDone();
+
     /** Pushes {@code node}; returns it, or null (not registered) if the task is already done. */
     Waiter push(Waiter node) {
         while (true) {
@@ -94,9 +111,14 @@ abstract class WaiterStack {
             }
             node.next = head;
             if (WAITERS.compareAndSet(this, head, node)) {
-                return node;
+                break;
             }
         }
+        if (isDone() && ACTION.getAndSet(node, (Runnable) null) != null) {
+            removeWaiter(node); // the completer may have read the stack before this push: not registered
+            return null;
+        }
+        return node;
     }
 
     /** Deregisters {@code node} (null is ignored) and unlinks dead nodes. */
@@ -132,11 +154,13 @@ abstract class WaiterStack {
      * handler, and the rest run.
      */
     void runWaiters() {
+        if (waiters == null) {
+            return; // nobody waits; a later push sees the task done and takes its action back
+        }
         Waiter w = (Waiter) WAITERS.getAndSet(this, DONE);
         for (; w != null && w != DONE; w = w.next) {
-            Runnable action = w.action;
+            Runnable action = (Runnable) ACTION.getAndSet(w, (Runnable) null);
             if (action != null) {
-                w.action = null;
                 runReporting(action);
             }
         }

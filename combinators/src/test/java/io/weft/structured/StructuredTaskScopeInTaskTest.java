@@ -11,10 +11,12 @@ import io.weft.testing.Ios;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.StructuredTaskScope;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -148,6 +150,48 @@ class StructuredTaskScopeInTaskTest {
             eventually().until(task.get()::isDone);
             assertTrue(taskWoke.get());
             assertEquals(Future.State.CANCELLED, task.get().state(), String.valueOf(task.get()));
+        }
+    }
+
+    /**
+     * A fork that runs a task itself (under an inline Io, Io.async runs on the fork's thread) makes
+     * that task current on its own thread only: the parent task, still running, is still current
+     * on its thread, and the fork is no task again once its task ended. (The fork inherits the
+     * parent's context binding; writing the task into it would make the parent see the fork's task.)
+     */
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aTaskRunOnAForksThreadIsCurrentThereAndNotInTheParent(Ios.Kind kind) throws Exception {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            Io io = opened.io();
+            CountDownLatch forkTaskRunning = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<List<Boolean>> seen = new CompletableFuture<>();
+            startTask(io, () -> {
+                Future<?> parent = Io.currentTask().orElseThrow();
+                try (var scope = StructuredTaskScope.open()) {
+                    var forkSaw = scope.fork(() -> {
+                        Future<Boolean> inner = Io.async(() -> {
+                            forkTaskRunning.countDown();
+                            release.await();
+                            return Io.currentTask().isPresent()
+                                    && Io.currentTask().get() != parent;
+                        });
+                        boolean innerSawItself = inner.await();
+                        return innerSawItself && Io.currentTask().isEmpty();
+                    });
+                    forkTaskRunning.await();
+                    boolean parentStillCurrent = Io.currentTask().orElse(null) == parent;
+                    release.countDown();
+                    scope.join();
+                    seen.complete(List.of(parentStillCurrent, forkSaw.get()));
+                } catch (Throwable t) {
+                    seen.completeExceptionally(t);
+                    throw t;
+                }
+                return null;
+            });
+            assertEquals(List.of(true, true), seen.get(20, TimeUnit.SECONDS));
         }
     }
 }

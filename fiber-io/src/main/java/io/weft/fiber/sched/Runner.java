@@ -1,6 +1,7 @@
 package io.weft.fiber.sched;
 
 import io.weft.RawTask;
+import io.weft.internal.Context;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -34,7 +35,8 @@ final class Runner implements Runnable {
      * Isolation between the tasks of one runner: after each job the runner clears its interrupt
      * status, drops every ThreadLocal and InheritableThreadLocal value, and restores its name,
      * context class loader and uncaught-exception handler if the job changed them. ScopedValue
-     * bindings need nothing: a task's bindings end with its call. Thread.currentThread() is the
+     * bindings need nothing: a task's bindings end with its call, and the context slot the runner binds
+     * once (Context.bindThread) is restored by each task as it ends. Thread.currentThread() is the
      * runner's thread for the whole life of a task; the same thread may run later tasks, as in
      * any pool.
      *
@@ -133,12 +135,16 @@ final class Runner implements Runnable {
         loader = self.getContextClassLoader();
         handler = Carriers.ownHandler(self);
         try {
-            RawTask job = takeAssigned();
-            while (job != null) {
-                job = callTurn(self, job);
-            }
+            Context.bindThread(() -> loop(self)); // one context slot for every task this runner runs
         } finally {
             scheduler.runnerEnded(this);
+        }
+    }
+
+    private void loop(Thread self) {
+        RawTask job = takeAssigned();
+        while (job != null) {
+            job = callTurn(self, job);
         }
     }
 

@@ -264,6 +264,9 @@ final class Worker implements Runnable {
     /** Returns the next task (searching bookkeeping included), or null if there is none anywhere. */
     private Runnable findWork() {
         Runnable task = nextTask();
+        while (task instanceof Task<?> helped && helped.ranInPlace()) {
+            task = nextTask(); // an awaiter ran it in place and counted its end: its entry has nothing left to do
+        }
         if (task != null && searching) {
             searching = false;
             if (scheduler.idle.transitionFromSearching()) {

@@ -37,7 +37,7 @@ public final class Context {
      */
 
     private static final ScopedValue<Slot> SLOT = ScopedValue.newInstance();
-    /** What SLOT reads as when unbound (ScopedValue.orElse refuses null): owned by no thread, empty. */
+    /** What {@link #slot()} returns when SLOT is unbound: owned by no thread, empty. */
     private static final Slot NONE = new Slot(null, null);
 
     /** A thread's cell: what its running code has installed. Written only by {@link #owner}. */
@@ -57,9 +57,14 @@ public final class Context {
 
     private Context() {}
 
+    /** The slot bound for this thread (its own or inherited), or NONE: one ScopedValue cache read once warm. */
+    static Slot slot() {
+        return SLOT.orElse(NONE);
+    }
+
     /** Returns the installed Io, or null if none was bound on this thread or task. */
     public static Io currentIo() {
-        Object current = SLOT.orElse(NONE).current;
+        Object current = slot().current;
         if (current instanceof Task<?> task) {
             return task.io();
         }
@@ -73,7 +78,11 @@ public final class Context {
      * thread, so it never touches the task's park slot, shield depth or await record.
      */
     public static Task<?> currentTask() {
-        Slot slot = SLOT.orElse(NONE);
+        return taskIn(slot());
+    }
+
+    /** The current task as {@code slot}, what {@link #slot()} returned on this thread, says. */
+    static Task<?> taskIn(Slot slot) {
         if (slot.owner != Thread.currentThread()) {
             return null;
         }
@@ -97,12 +106,12 @@ public final class Context {
     }
 
     /**
-     * Calls {@code task}'s body ({@link Task#call()}) with the task current: in the slot the
-     * thread owns, or, if it owns none, in a slot bound for the call.
+     * Calls {@code task}'s body ({@link Task#call()}) with the task current: in {@code slot} (what
+     * {@link #slot()} returned on this thread) if the thread owns it, else in a slot bound for the
+     * call.
      */
-    static <T> T call(Task<T> task) throws Exception {
+    static <T> T call(Slot slot, Task<T> task) throws Exception {
         Thread me = Thread.currentThread();
-        Slot slot = SLOT.orElse(NONE);
         if (slot.owner != me) {
             return ScopedValue.where(SLOT, new Slot(me, task)).call(task);
         }

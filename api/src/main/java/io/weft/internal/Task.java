@@ -273,7 +273,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             notStartable(s);
             return;
         }
-        Task<?> parent = Context.currentTask(); // under an inline Io, the task this one runs above
+        Context.Slot slot = Context.slot();
+        Task<?> parent = Context.taskIn(slot); // under an inline Io, the task this one runs above
         long depth = parent != null ? depthBits(parent) : CancelScope.plainThreadHasScopes() ? PLAIN_SCOPED : 0;
         while (true) {
             if ((s & LIFECYCLE) != NEW) {
@@ -285,7 +286,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             }
             s = state;
         }
-        runClaimed(parent);
+        runClaimed(parent, slot);
     }
 
     /**
@@ -308,13 +309,18 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * the task running on this thread now (null if none), and completes it.
      */
     void runClaimed(Task<?> parent) {
+        runClaimed(parent, Context.slot());
+    }
+
+    /** {@link #runClaimed(Task)} with the context slot the caller already looked up on this thread. */
+    private void runClaimed(Task<?> parent, Context.Slot slot) {
         THREAD.setRelease(this, Thread.currentThread());
         inlineParent = parent;
         if (parent != null) {
             parent.helping = this; // this task runs above its parent on the stack: do not interrupt the parent
         }
         try {
-            T value = Context.call(this); // this task current, then call(): no lambda, no binding on a runner
+            T value = Context.call(slot, this); // this task current, then call(): no lambda, no binding on a runner
             complete(SUCCEEDED, value);
         } catch (Cancelled c) {
             complete(CANCELLED, c);

@@ -30,8 +30,9 @@ final class Worker implements Runnable {
      * (the loop is inside runTask meanwhile).
      *
      * Per-operation budget (the spawn path and the run of a task that never suspends):
-     *   submit from a fiber  pin+unpin, 1 release store (submitted count), 1 getAndSet (LIFO
-     *                        slot), the evicted task's RunQueue push (1 release store; a CAS-free
+     *   submit from a fiber  pin+unpin, 1 release store (submitted count), 1 release store
+     *                        into an empty LIFO slot (only the owner fills it), else 1 getAndSet
+     *                        and the evicted task's RunQueue push (1 release store; a CAS-free
      *                        owner push), 1 volatile read (IdleWorkers fast path); no lock, no
      *                        allocation (the task itself is queued)
      *   run in place         LIFO getAndSet or a RunQueue pop (1 CAS on the packed head), 2
@@ -186,6 +187,12 @@ final class Worker implements Runnable {
      * whether that evicted a task into the local queue (then idle workers may want to steal it).
      */
     boolean pushLifo(Runnable task) {
+        if (lifo == null) {
+            // Only this worker fills the slot (stealers only empty it), so an empty slot stays empty
+            // until this store: no atomic swap needed
+            LIFO.setRelease(this, task);
+            return false;
+        }
         Runnable evicted = (Runnable) LIFO.getAndSet(this, task);
         if (evicted != null) {
             queue.push(evicted, scheduler.injector);

@@ -350,6 +350,12 @@ class InteropStressTest {
         private final AtomicInteger terminals = new AtomicInteger();
         private final AtomicInteger afterCancel = new AtomicInteger();
         private final AtomicInteger callsAfterTerminal = new AtomicInteger();
+        /**
+         * Set once the subscriber's onComplete or onError returned: from then on it has received the
+         * signal (§2.4). Calls made while the signal was on its way in are concurrent with it.
+         */
+        private volatile boolean terminalReceived;
+
         private final AtomicReference<Thread> signalling = new AtomicReference<>();
         private final CountDownLatch settled = new CountDownLatch(1);
         private volatile long requested;
@@ -398,6 +404,7 @@ class InteropStressTest {
                     Thread before = enter();
                     terminal("onError(" + t + ")");
                     subscriber.onError(t);
+                    terminalReceived = true;
                     leave(before);
                 }
 
@@ -406,6 +413,7 @@ class InteropStressTest {
                     Thread before = enter();
                     terminal("onComplete");
                     subscriber.onComplete();
+                    terminalReceived = true;
                     leave(before);
                 }
             });
@@ -435,12 +443,15 @@ class InteropStressTest {
         }
 
         /**
-         * §2.4, checked on Weft's Inbox (the subscriber when the upstream is not Weft's): after a
-         * terminal signal it calls nothing more, except one call its drain loop had already
-         * decided on when the signal arrived on another thread (the two are concurrent).
+         * §2.4, checked on Weft's Inbox (the subscriber when the upstream is not Weft's): once it
+         * has received a terminal signal (its onComplete/onError returned) it calls nothing more,
+         * except one call its drain loop had already decided on when the signal arrived on another
+         * thread (the two are concurrent). Calls made while the signal was still on its way into
+         * the Inbox are concurrent with it, however many (counting from the moment the checker saw
+         * the signal flagged two such calls about once in 5,000 rounds under the stress tag).
          */
         private void callAfterTerminal(String call) {
-            if (!weftUpstream && terminals.get() > 0 && callsAfterTerminal.incrementAndGet() > 1) {
+            if (!weftUpstream && terminalReceived && callsAfterTerminal.incrementAndGet() > 1) {
                 violations.add(call + ": a second call on the subscription after the terminal signal (§2.4)");
             }
         }

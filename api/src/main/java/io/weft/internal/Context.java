@@ -18,8 +18,11 @@ public final class Context {
      * task that was current when it was bound). Running a task does not bind anything when the
      * thread already owns a slot: Task.run saves `current`, writes itself, and restores it after
      * (a plain field, only the owner writes it). A thread that runs many tasks (a FiberIo
-     * runner fiber) binds one slot for its whole life (bindThread); a plain thread binds one
+     * runner fiber) binds one slot for its whole life (threadSlot); a plain thread binds one
      * around its outermost task or Io.with call, and tasks nested inside reuse it.
+     *
+     * Task.runClaimed does the save/write/restore itself, so no frame of Context's sits under a
+     * task's body: every frame there is in every parked task's stack chunk.
      *
      * Why not a binding per task: a binding costs two allocations (Carrier, Snapshot), and it
      * invalidates the thread's ScopedValue cache, so the next lookup of the task walks the
@@ -97,30 +100,17 @@ public final class Context {
     }
 
     /**
-     * Runs {@code loop} with a slot of its own bound for the calling thread, so every task it runs
-     * inside reuses the slot instead of binding one: for a thread that runs many tasks one after
-     * another (a runner fiber).
+     * Returns a binding of a slot of the calling thread's own: code run inside it (the carrier's
+     * {@code run}) reuses the slot for every task it runs instead of binding one. For a thread that
+     * runs many tasks one after another (a runner fiber); the caller runs its loop through the
+     * carrier itself, so no frame of Context's stays under its tasks.
      */
-    public static void bindThread(Runnable loop) {
-        ScopedValue.where(SLOT, new Slot(Thread.currentThread(), null)).run(loop);
+    public static ScopedValue.Carrier threadSlot() {
+        return ScopedValue.where(SLOT, new Slot(Thread.currentThread(), null));
     }
 
-    /**
-     * Calls {@code task}'s body ({@link Task#call()}) with the task current: in {@code slot} (what
-     * {@link #slot()} returned on this thread) if the thread owns it, else in a slot bound for the
-     * call.
-     */
-    static <T> T call(Slot slot, Task<T> task) throws Exception {
-        Thread me = Thread.currentThread();
-        if (slot.owner != me) {
-            return ScopedValue.where(SLOT, new Slot(me, task)).call(task);
-        }
-        Object saved = slot.current;
-        slot.current = task;
-        try {
-            return task.call();
-        } finally {
-            slot.current = saved;
-        }
+    /** Calls {@code task}'s body ({@link Task#call()}) in a slot bound for the call, owned by this thread. */
+    static <T> T bindAndCall(Task<T> task) throws Exception {
+        return ScopedValue.where(SLOT, new Slot(Thread.currentThread(), task)).call(task);
     }
 }

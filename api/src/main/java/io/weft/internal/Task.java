@@ -320,7 +320,18 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             parent.helping = this; // this task runs above its parent on the stack: do not interrupt the parent
         }
         try {
-            T value = Context.call(slot, this); // this task current, then call(): no lambda, no binding on a runner
+            T value;
+            if (slot.owner == Thread.currentThread()) { // this task current in the thread's own slot: no binding
+                Object saved = slot.current;
+                slot.current = this;
+                try {
+                    value = takeBody().call(); // the body right here: no frame between it and run()
+                } finally {
+                    slot.current = saved;
+                }
+            } else {
+                value = Context.bindAndCall(this); // no slot of its own (a plain thread's outermost task, a fork)
+            }
             complete(SUCCEEDED, value);
         } catch (Cancelled c) {
             complete(CANCELLED, c);
@@ -352,12 +363,17 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      */
     @Override
     public T call() throws Exception {
+        return takeBody().call();
+    }
+
+    /** Takes the body for its one call; only the running thread, after winning NEW -> RUNNING. */
+    private Callable<? extends T> takeBody() {
         Callable<? extends T> work = body;
         if (work == null) {
             throw new IllegalStateException(this + ": call() is a step of run(), made once");
         }
         body = null;
-        return work.call();
+        return work;
     }
 
     /**

@@ -88,8 +88,8 @@ public class Memory {
      * time and measure nothing here). What stays is variation between JVM runs, from the JIT's
      * decisions: on that busy machine the means of separate forks ranged 1,083 to 1,317 bytes for
      * fiber and 608 to 713 for vthread (fiber/vthread 1.7 to 2.0), while the iterations within a
-     * fork stayed within a few bytes. The fiber's chain down to the park (Task.run, the
-     * ScopedValue binding, ParkToken.suspend) is deeper than a virtual thread's, so it moves by
+     * fork stayed within a few bytes. The fiber's chain down to the park (the runner's
+     * context binding at its base, Task.run, ParkToken.suspend) is deeper than a virtual thread's, so it moves by
      * more bytes. -Xbatch did not remove the variation.
      *
      * JMH sums an EVENTS counter over the measurement iterations (its console prints "[Sum]");

@@ -36,7 +36,7 @@ final class Runner implements Runnable {
      * status, drops every ThreadLocal and InheritableThreadLocal value, and restores its name,
      * context class loader and uncaught-exception handler if the job changed them. ScopedValue
      * bindings need nothing: a task's bindings end with its call, and the context slot the runner binds
-     * once (Context.bindThread) is restored by each task as it ends. Thread.currentThread() is the
+     * once (Context.threadSlot) is restored by each task as it ends. Thread.currentThread() is the
      * runner's thread for the whole life of a task; the same thread may run later tasks, as in
      * any pool.
      *
@@ -113,6 +113,9 @@ final class Runner implements Runnable {
     /** The runner's thread, set once before it starts. */
     Thread thread;
 
+    /** Set by run()'s first entry, on the runner's own thread, before it re-enters inside the binding. */
+    private boolean slotBound;
+
     private String name;
     private ClassLoader loader;
     private Thread.UncaughtExceptionHandler handler;
@@ -131,17 +134,20 @@ final class Runner implements Runnable {
     @Override
     public void run() {
         Thread self = Thread.currentThread();
-        name = self.getName();
-        loader = self.getContextClassLoader();
-        handler = Carriers.ownHandler(self);
-        try {
-            Context.bindThread(() -> loop(self)); // one context slot for every task this runner runs
-        } finally {
-            scheduler.runnerEnded(this);
+        if (!slotBound) {
+            // First entry: bind one context slot for every task this runner runs, and come back here
+            // inside it (no lambda, no extra frame under every parked task's stack)
+            slotBound = true;
+            name = self.getName();
+            loader = self.getContextClassLoader();
+            handler = Carriers.ownHandler(self);
+            try {
+                Context.threadSlot().run(this);
+            } finally {
+                scheduler.runnerEnded(this);
+            }
+            return;
         }
-    }
-
-    private void loop(Thread self) {
         RawTask job = takeAssigned();
         while (job != null) {
             job = callTurn(self, job);

@@ -199,8 +199,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     private volatile Task<?> helping;
     /**
      * The thread running the body, or null before it starts: published (release) by that thread
-     * right after NEW -> RUNNING; read by cancellers (to interrupt) and by {@link Context} (code on
-     * another thread that inherited this task's binding, a StructuredTaskScope fork, is not in it).
+     * right after NEW -> RUNNING; read by cancellers (to interrupt) and by complete() (whose
+     * interrupt flag to clear).
      */
     private Thread thread;
     /**
@@ -350,11 +350,6 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                 && (t instanceof InterruptedException
                         || t instanceof java.nio.channels.ClosedByInterruptException
                         || t instanceof java.io.InterruptedIOException);
-    }
-
-    /** Whether {@code t} is the thread running this task's body (its binding is not inherited elsewhere). */
-    boolean runsOn(Thread t) {
-        return thread == t;
     }
 
     /**

@@ -651,17 +651,28 @@ public final class Scheduler implements Executor {
         }
         long deadline = System.nanoTime() + timeout.toNanos();
         boolean allEnded = true;
+        // The caller's interrupt does not cut the wait short (every join would throw at once and a
+        // worker a few microseconds from its end would be reported stuck); it is kept for after.
+        boolean interrupted = Thread.interrupted();
         for (WorkerThread thread : threads) {
             if (thread == Thread.currentThread()) {
                 continue;
             }
-            try {
+            while (thread.isAlive()) {
                 long left = deadline - System.nanoTime();
-                thread.join(Duration.ofNanos(Math.max(1, left)));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+                if (left <= 0) {
+                    break;
+                }
+                try {
+                    thread.join(Duration.ofNanos(left));
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
             allEnded &= !thread.isAlive();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
         // Every worker that ended drained its own queue on its way out; what is left in the
         // Injector will never run either.

@@ -1,6 +1,7 @@
 package io.weft.fiber.sched;
 
-import java.util.ArrayDeque;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -9,7 +10,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * halves that workers move out of their full {@link RunQueue}s. Thread-safe: any thread may push,
  * any worker may pop.
  *
- * <p>Workers fetch in batches so the lock is taken once per batch, not once per task:
+ * <p>A push never blocks and never waits for a popper. Workers fetch in batches, so the poppers'
+ * lock is taken once per batch, not once per task:
  *
  * <pre>{@code
  * int n = injector.popBatch(buffer, Math.min(buffer.length,
@@ -20,45 +22,118 @@ final class Injector {
     /*
      * Implementation notes.
      *
-     * Overview: an ArrayDeque guarded by one ReentrantLock. The injector is off the hot path
-     * (a worker reaches it only when its LIFO slot and its RunQueue are empty, every N ticks, or
-     * on overflow, which moves half a RunQueue in one pushBatch), so a lock costs less than the
-     * complexity of a lock-free MPMC queue, and it makes batch push/pop atomic for free: a batch
-     * pushed by one call is contiguous in the queue, and a popBatch takes a contiguous run.
+     * Overview: a singly linked list of nodes from `head` to `tail`. `head` is a dummy: the
+     * queued tasks are in the nodes after it. Pushers append with one CAS on `tail` and no lock;
+     * poppers take a lock among themselves (popLock) and walk forward from `head`. Pushing is the
+     * path of every task spawned from outside the workers, so it is the side kept free of locks;
+     * popping happens once per fetched batch, by a worker whose local queue ran dry.
+     *
+     *   push(task)   node = new Node(task); loop { t = tail; node.seq = t.seq + 1;
+     *                CAS tail t -> node }; then t.next = node (release): the "link"
+     *   pushBatch    the nodes are chained privately first, then appended as one: one CAS of
+     *                tail to the last node (seqs renumbered on a retry), then one link
+     *   popBatch     under popLock: for each task, next = h.next (acquire), take its task, and
+     *                next becomes the dummy h; then one head = h (release) for the whole batch,
+     *                so size() and isEmpty() see a batch taken all at once or not at all
+     *
+     * Between a pusher's CAS and its link, the node is in the queue (counted by size(), tail
+     * says so) but a popper walking from head cannot reach it yet. A popper that finds
+     * head.next == null while tail != head waits for that link (onSpinWait, then yielding the
+     * CPU): the pusher is two plain instructions from done and blocks on nothing, so the wait
+     * ends as soon as it is scheduled. Giving up instead would make pop look empty while size()
+     * says otherwise, which is not linearizable, and a worker that gave up would spin back
+     * anyway, since isEmpty() stays false.
      *
      * Shared fields:
-     *   tasks   read and written only while holding `lock`, by any thread.
-     *   length  written only while holding `lock` (after every change to `tasks`), read by
-     *           anyone without the lock: size(), isEmpty(), and the fast path of pop/popBatch.
+     *   tail      changed only by CAS (pushers); read by pushers, poppers, size() and isEmpty().
+     *   head      written only under popLock (release), read by size() and isEmpty() without it.
+     *   Node.next written once, by the pusher that appended the node after it (release), and
+     *             then once more by the popper that retires the node (a self-link, below); read by
+     *             poppers with acquire.
+     *   Node.seq  written by the pusher before its CAS publishes the node; read after that only.
+     *   Node.task written by the pusher before its CAS, read and nulled by the one popper that
+     *             takes it (under popLock).
      *
-     * Memory ordering: the lock orders everything inside it. `length` is volatile so that a
-     * worker deciding whether to take the lock sees a recent value; it is a hint, not a
-     * guarantee: a reader may see 0 just before a push lands. That is benign because every
-     * producer that must not be missed wakes a parked worker after pushing (IdleWorkers' "last
-     * searcher must notify" protocol), and a woken worker looks again; and the value is exact
-     * once the reader holds the lock. Because `length` is written while the lock is held, its
-     * writes are totally ordered and never go backwards relative to the queue they describe.
+     * Memory ordering: a node's task and seq are written before the CAS that makes it the tail
+     * and before the release store that links it, so a popper's acquire load of the link, or any
+     * thread's volatile read of tail, sees them. Poppers are ordered by popLock. size() is
+     * tail.seq - head.seq, reading head first: tail only moves forward and head never passes
+     * it, so the later tail is never behind the earlier head and the difference is never
+     * negative. It is a hint, not linearizable: a popBatch decides it has reached the end (it
+     * reads tail == its dummy) before it publishes head, so a push landing in between is
+     * counted with the tasks already taken (Lincheck showed this when size was among its
+     * operations). Only fairShare uses it. seq is an int that wraps; the subtraction is exact
+     * while fewer than 2^31 tasks are queued. isEmpty() is exact: head == tail, read in that
+     * order, can only hold if they were equal when head was read; a stale head only makes it
+     * answer "not empty", and a worker then looks again.
      *
-     * Alternatives: an intrusive linked list through the task records (the seed's design, no
-     * allocation per push) needs a `next` field in every task and ties the injector to the task
-     * type; ArrayDeque grows its array geometrically, so pushes allocate rarely. A lock-free MPSC
-     * queue (JCTools-style) would make push wait-free, but batch pop from many consumers needs a
-     * lock or a far more complex protocol, and the seed shows the lock is not a bottleneck.
+     * GC: a popped node's task is nulled at once, and a retired dummy links to itself, so a
+     * retired node that reached the old generation does not keep younger nodes reachable.
+     *
+     * Budget per push: one allocation (a 24-byte node), one CAS (more only when pushers race),
+     * one release store, no lock. Per popBatch: one lock acquisition and one acquire load and
+     * two plain stores per task taken and one release store. (Before: a ReentrantLock around an ArrayDeque for both
+     * sides. In spawn_many_remote_idle the spawning thread spent ~45% of its CPU samples in
+     * Injector.push, much of it in the lock that the workers' popBatch held.)
+     *
+     * Alternatives: an intrusive list through the task records (the seed's design, no
+     * allocation) needs a link field in every task, local or not, and ties the injector to the
+     * task type, while the injector also carries fibers' continuations. Poppers could be made
+     * lock-free too, but batch pops from several consumers then need a far more complex
+     * protocol; they are off the hot path.
      */
 
     /** Upper bound of {@link #fairShare}: a worker never takes more than this in one batch. */
     static final int MAX_BATCH = 64;
     /** Lower bound of {@link #fairShare} (when that many tasks exist): a fetch is worth its lock. */
     static final int MIN_BATCH = 4;
+    /** How many times a popper spins for a pending link before it yields the CPU instead. */
+    private static final int SPINS_BEFORE_YIELD = 64;
 
-    private final ReentrantLock lock = new ReentrantLock();
-    /** Guarded by {@link #lock}. */
-    private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
-    /** {@code tasks.size()}, written under the lock, read without it. */
-    private volatile int length;
+    private static final VarHandle TAIL;
+    private static final VarHandle HEAD;
+    private static final VarHandle NEXT;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            TAIL = lookup.findVarHandle(Injector.class, "tail", Node.class);
+            HEAD = lookup.findVarHandle(Injector.class, "head", Node.class);
+            NEXT = lookup.findVarHandle(Node.class, "next", Node.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** One queued task; see the notes. */
+    private static final class Node {
+        Runnable task;
+
+        @SuppressWarnings("unused") // through NEXT
+        private Node next;
+
+        int seq;
+
+        Node(Runnable task) {
+            this.task = task;
+        }
+    }
+
+    /** Serializes poppers; pushers never take it. */
+    private final ReentrantLock popLock = new ReentrantLock();
+    /** The dummy before the oldest queued node; written under popLock. */
+    @SuppressWarnings("unused") // through HEAD
+    private volatile Node head;
+    /** The newest node; changed only by CAS. */
+    @SuppressWarnings("unused") // through TAIL
+    private volatile Node tail;
 
     /** Creates an empty injector. */
-    Injector() {}
+    Injector() {
+        Node dummy = new Node(null);
+        head = dummy;
+        tail = dummy;
+    }
 
     /**
      * How many tasks one worker should take from an injector holding {@code length} tasks when
@@ -81,24 +156,18 @@ final class Injector {
     }
 
     /**
-     * Appends one task. Thread-safe.
+     * Appends one task. Thread-safe and lock-free.
      *
      * @param task the task, not null
      */
     void push(Runnable task) {
-        Objects.requireNonNull(task, "task");
-        lock.lock();
-        try {
-            tasks.addLast(task);
-            length = tasks.size();
-        } finally {
-            lock.unlock();
-        }
+        Node node = new Node(Objects.requireNonNull(task, "task"));
+        append(node, node, 1);
     }
 
     /**
-     * Appends {@code tasks[from .. from + count)} in order, under one lock acquisition, so the
-     * batch stays contiguous. Thread-safe. All or nothing: if any element is null, nothing is
+     * Appends {@code tasks[from .. from + count)} in order, in one step, so the batch stays
+     * contiguous. Thread-safe and lock-free. All or nothing: if any element is null, nothing is
      * pushed.
      *
      * @param batch the array holding the tasks; not modified
@@ -115,15 +184,30 @@ final class Injector {
         if (count == 0) {
             return;
         }
-        lock.lock();
-        try {
-            for (int i = from; i < from + count; i++) {
-                tasks.addLast(batch[i]);
-            }
-            length = tasks.size();
-        } finally {
-            lock.unlock();
+        Node first = new Node(batch[from]);
+        Node last = first;
+        for (int i = from + 1; i < from + count; i++) {
+            Node node = new Node(batch[i]);
+            last.next = node; // private until the CAS in append publishes the chain
+            last = node;
         }
+        append(first, last, count);
+    }
+
+    /** Appends the private chain {@code first .. last} of {@code count} nodes; see the notes. */
+    private void append(Node first, Node last, int count) {
+        Node t;
+        do {
+            t = (Node) TAIL.getAcquire(this);
+            int seq = t.seq;
+            for (Node n = first; ; n = n.next) {
+                n.seq = ++seq;
+                if (n == last) {
+                    break;
+                }
+            }
+        } while (!TAIL.weakCompareAndSet(this, t, last));
+        NEXT.setRelease(t, first);
     }
 
     /**
@@ -138,20 +222,47 @@ final class Injector {
         if (max < 0 || max > into.length) {
             throw new IllegalArgumentException("max " + max + ", buffer " + into.length);
         }
-        if (max == 0 || length == 0) {
+        if (max == 0 || isEmpty()) {
             return 0;
         }
-        lock.lock();
+        popLock.lock();
         try {
-            int n = Math.min(max, tasks.size());
-            for (int i = 0; i < n; i++) {
-                into[i] = tasks.pollFirst();
+            Node h = (Node) HEAD.getAcquire(this);
+            int n = 0;
+            while (n < max) {
+                Node next = awaitNext(h);
+                if (next == null) {
+                    break;
+                }
+                into[n++] = next.task;
+                retire(h, next);
+                h = next;
             }
-            length = tasks.size();
+            HEAD.setRelease(this, h); // once: size() never sees half a batch taken
             return n;
         } finally {
-            lock.unlock();
+            popLock.unlock();
         }
+    }
+
+    /**
+     * The node after {@code h}, waiting for a pusher's pending link if {@code h} is not the tail;
+     * null if it is (the queue is empty after {@code h}). Called under popLock.
+     */
+    private Node awaitNext(Node h) {
+        Node next = (Node) NEXT.getAcquire(h);
+        for (int spins = 0; next == null; spins++) {
+            if (TAIL.getAcquire(this) == h) {
+                return null;
+            }
+            if (spins < SPINS_BEFORE_YIELD) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+            next = (Node) NEXT.getAcquire(h);
+        }
+        return next;
     }
 
     /**
@@ -160,36 +271,55 @@ final class Injector {
      * @return the task, or null if the injector was empty
      */
     Runnable pop() {
-        if (length == 0) {
+        if (isEmpty()) {
             return null;
         }
-        lock.lock();
+        popLock.lock();
         try {
-            Runnable task = tasks.pollFirst();
-            length = tasks.size();
+            Node h = (Node) HEAD.getAcquire(this);
+            Node next = awaitNext(h);
+            if (next == null) {
+                return null;
+            }
+            Runnable task = next.task;
+            retire(h, next);
+            HEAD.setRelease(this, next);
             return task;
         } finally {
-            lock.unlock();
+            popLock.unlock();
         }
     }
 
     /**
-     * The number of queued tasks, read without the lock. Thread-safe; a snapshot that concurrent
-     * pushes and pops may change at once.
-     *
-     * @return the number of queued tasks
+     * Retires {@code h} once the task of {@code next}, the next dummy, was taken; the caller then
+     * moves head. Called under popLock.
      */
-    int size() {
-        return length;
+    private static void retire(Node h, Node next) {
+        next.task = null;
+        NEXT.setOpaque(h, h); // see GC in the notes
     }
 
     /**
-     * Whether no task is queued, read without the lock. Thread-safe; a snapshot, like
+     * The number of queued tasks, read without a lock: a hint for sizing batches. Exact when no
+     * pop is in progress; while a {@link #popBatch} is in progress it may still count the tasks
+     * that batch has taken (the batch is published when the call ends), and pushes and pops may
+     * change it at once. Thread-safe.
+     *
+     * @return the number of queued tasks, at least 0
+     */
+    int size() {
+        Node h = (Node) HEAD.getAcquire(this);
+        Node t = (Node) TAIL.getAcquire(this);
+        return Math.max(t.seq - h.seq, 0);
+    }
+
+    /**
+     * Whether no task is queued, read without a lock. Thread-safe; a snapshot, like
      * {@link #size()}.
      *
      * @return true if the injector held no task when read
      */
     boolean isEmpty() {
-        return length == 0;
+        return HEAD.getAcquire(this) == TAIL.getAcquire(this);
     }
 }

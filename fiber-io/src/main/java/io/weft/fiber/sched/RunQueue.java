@@ -47,6 +47,8 @@ final class RunQueue {
      *            if full and no steal: CAS head (r, r) -> (r + cap/2, r + cap/2), then move
      *            those cap/2 tasks and the new one to the injector in one batch;
      *            if full during a steal: the new task alone goes to the injector
+     *   pushAll  owner     if n more fit: slot[tail .. tail + n) = tasks; tail = tail + n (release),
+     *                      so a batch fetched from the injector is published at once; else push each
      *   pop      owner     CAS head (s, r) -> (s == r ? r + 1 : s, r + 1); then read slot[r]
      *   steal    stealer   claim:   CAS head (r, r) -> (r, r + n), n = ceil((tail - r) / 2)
      *                      copy:    slot[r .. r + n) into dst's slots at dst's tail
@@ -210,6 +212,36 @@ final class RunQueue {
             }
             // A stealer claimed tasks between our load of head and the CAS: there is room now.
         }
+    }
+
+    /**
+     * Appends {@code tasks[from .. from + count)} in order at the tail. Owner only. Never fails:
+     * when the ring has room for all of them, they are published with one release store of the
+     * tail; otherwise each goes through {@link #push}, overflow included.
+     *
+     * @param tasks the array holding the tasks; not modified
+     * @param from the index of the first task
+     * @param count how many tasks, at least 0
+     * @param overflow where tasks go when the ring is full
+     * @throws IndexOutOfBoundsException if the range is not inside {@code tasks}
+     * @throws NullPointerException if an element in the range is null (nothing is pushed)
+     */
+    void pushAll(Runnable[] tasks, int from, int count, Injector overflow) {
+        Objects.checkFromIndexSize(from, count, tasks.length);
+        for (int i = from; i < from + count; i++) {
+            Objects.requireNonNull(tasks[i], "task");
+        }
+        int t = tail;
+        if (t - steal(getHeadAcquire()) > slots.length - count) {
+            for (int i = from; i < from + count; i++) {
+                push(tasks[i], overflow);
+            }
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            slots[(t + i) & mask] = tasks[from + i];
+        }
+        setTailRelease(t + count);
     }
 
     /**

@@ -6,6 +6,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
@@ -507,12 +508,9 @@ final class Worker implements Runnable {
         if (n == 0) {
             return null;
         }
-        for (int i = 1; i < n; i++) {
-            queue.push(batch[i], injector);
-            batch[i] = null;
-        }
+        queue.pushAll(batch, 1, n - 1, injector);
         Runnable first = batch[0];
-        batch[0] = null;
+        Arrays.fill(batch, 0, n, null);
         return first;
     }
 

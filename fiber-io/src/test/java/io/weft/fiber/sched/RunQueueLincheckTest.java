@@ -48,6 +48,12 @@ public class RunQueueLincheckTest {
         queue.push(new Item(id), overflow);
     }
 
+    /** {@link RunQueue#pushAll} of two tasks, by the owner: a stealer sees both or neither. */
+    @Operation(nonParallelGroup = "owner")
+    public void pushTwo(@Param(name = "id") int first, @Param(name = "id") int second) {
+        queue.pushAll(new Runnable[] {new Item(first), new Item(second)}, 0, 2, overflow);
+    }
+
     /** {@link RunQueue#pop}, by the owner: the id, or -1 if empty. */
     @Operation(nonParallelGroup = "owner")
     public int pop() {
@@ -78,6 +84,11 @@ public class RunQueueLincheckTest {
 
         public void push(int id) {
             ids.addLast(id);
+        }
+
+        public void pushTwo(int first, int second) {
+            ids.addLast(first);
+            ids.addLast(second);
         }
 
         public int pop() {

@@ -73,6 +73,46 @@ class RunQueueTest {
     }
 
     @Test
+    void pushAllAppendsTheRangeInOrderAfterEarlierTasks() {
+        for (int start : STARTS) {
+            RunQueue queue = new RunQueue(8, start);
+            Injector injector = new Injector();
+            List<Runnable> expected = pushAll(queue, injector, 0, 2);
+            Runnable[] batch = {new Numbered(100), new Numbered(2), new Numbered(3), new Numbered(4), null};
+            queue.pushAll(batch, 1, 3, injector);
+            expected.addAll(List.of(batch[1], batch[2], batch[3]));
+            assertEquals(5, queue.size(), "start " + start);
+            assertEquals(expected, popAll(queue), "start " + start);
+            assertTrue(injector.isEmpty(), "start " + start);
+        }
+    }
+
+    @Test
+    void pushAllBeyondTheRoomLeftOverflowsAsPushingEachWould() {
+        for (int start : STARTS) {
+            RunQueue queue = new RunQueue(4, start);
+            Injector injector = new Injector();
+            List<Runnable> first = pushAll(queue, injector, 0, 3);
+            Runnable[] batch = {new Numbered(3), new Numbered(4), new Numbered(5)};
+            queue.pushAll(batch, 0, 3, injector);
+            // 3 and 4's push found the ring full: the two oldest (0, 1) and 4 moved, in that order
+            assertEquals(List.of(first.get(0), first.get(1), batch[1]), popAll(injector), "start " + start);
+            assertEquals(List.of(first.get(2), batch[0], batch[2]), popAll(queue), "start " + start);
+        }
+    }
+
+    @Test
+    void pushAllWithANullOrABadRangePushesNothing() {
+        RunQueue queue = new RunQueue(4);
+        Injector injector = new Injector();
+        Runnable[] withNull = {new Numbered(0), null};
+        assertThrows(NullPointerException.class, () -> queue.pushAll(withNull, 0, 2, injector));
+        assertThrows(IndexOutOfBoundsException.class, () -> queue.pushAll(withNull, 1, 2, injector));
+        assertTrue(queue.isEmpty());
+        assertTrue(injector.isEmpty());
+    }
+
+    @Test
     void popReturnsTasksInPushOrderThenNull() {
         for (int start : STARTS) {
             RunQueue queue = new RunQueue(4, start);

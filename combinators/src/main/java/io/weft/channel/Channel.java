@@ -54,8 +54,9 @@ import java.util.function.Consumer;
  * cancelled before the task returns it (for example {@code Futures.timeout(d, ch::receive)} when
  * the item and the deadline arrive together) is dropped with the task's value: a task's value
  * after {@code cancel()} is dropped. For a receive with a deadline use {@link #receive(Duration)},
- * which waits in the calling task and so cannot lose the item; otherwise record the hand-off
- * before returning, or receive in the task that uses the item.
+ * which waits in the calling task and so cannot lose the item; to wait for the first of several
+ * channels (or a channel and a future), use {@link Select}, whose losing clauses take nothing;
+ * otherwise record the hand-off before returning, or receive in the task that uses the item.
  * Rendezvous (capacity 0) is not offered, see {@link #bounded(int)}.
  *
  * @param <T> the type of the items
@@ -365,7 +366,7 @@ public final class Channel<T> implements Iterable<T> {
     }
 
     /** {@code now + timeout} rounded up to whole milliseconds, saturating at the far ends. */
-    private static long deadlineAfter(long nowMs, Duration timeout) {
+    static long deadlineAfter(long nowMs, Duration timeout) {
         if (timeout.isNegative() || timeout.isZero()) {
             return nowMs;
         }
@@ -462,6 +463,105 @@ public final class Channel<T> implements Iterable<T> {
                 return item;
             }
         };
+    }
+
+    // ------------------------------------------------------------ the halves a Select uses
+
+    /**
+     * A receive clause's attempt that does not wait: the item, {@link SelectEnd#CLOSED} if the
+     * channel is closed and drained (every other parked receiver is woken to see it), else null.
+     */
+    Object selectReceiveNow() {
+        T item = ring.poll();
+        if (item != null) {
+            afterTake();
+            return item;
+        }
+        return closedForReceivers();
+    }
+
+    /**
+     * Links {@code node} among the parked receivers unless an item (or the end) is there: returns
+     * what {@link #selectReceiveNow} would, or null when the node is linked.
+     */
+    Object selectReceiveLink(Waiters.Node node) {
+        Object ready = receivers.linkUnless(node, () -> {
+            T again = ring.poll();
+            if (again != null) {
+                return again;
+            }
+            return ring.isClosedAndDrained() ? SelectEnd.CLOSED : null;
+        });
+        if (ready == SelectEnd.CLOSED) {
+            receivers.wakeAll();
+        } else if (ready != null) {
+            afterTake();
+        }
+        return ready;
+    }
+
+    /**
+     * A send clause's attempt that does not wait: {@link SelectEnd#SENT} (the item is in),
+     * {@link SelectEnd#CLOSED}, or null if the channel is full.
+     */
+    Object selectSendNow(T item) {
+        return sent(ring.offer(item));
+    }
+
+    /**
+     * Links {@code node} among the parked senders unless there is room (or the channel is closed):
+     * returns what {@link #selectSendNow} would, or null when the node is linked.
+     */
+    Object selectSendLink(Waiters.Node node, T item) {
+        return sent(senders.linkUnless(node, () -> {
+            Ring.Offer again = ring.offer(item);
+            return again == Ring.Offer.FULL ? null : again;
+        }));
+    }
+
+    /** A send clause that met a closed channel: the item goes to the undelivered-item hook. */
+    ChannelClosed selectSendClosed(T item) {
+        return (ChannelClosed) undelivered(item, new ChannelClosed("send on a closed channel (in a select)"));
+    }
+
+    /** The receive clause's end of the stream, as {@link Channel#receive} reports it. */
+    static ChannelClosed selectDrained() {
+        return new ChannelClosed("receive on a closed and drained channel (in a select)");
+    }
+
+    Waiters receivers() {
+        return receivers;
+    }
+
+    Waiters senders() {
+        return senders;
+    }
+
+    private Object sent(Ring.Offer offer) {
+        if (offer == null || offer == Ring.Offer.FULL) {
+            return null;
+        }
+        if (offer == Ring.Offer.ADDED) {
+            afterPut();
+            return SelectEnd.SENT;
+        }
+        return SelectEnd.CLOSED;
+    }
+
+    private Object closedForReceivers() {
+        if (ring.isClosedAndDrained()) {
+            receivers.wakeAll();
+            return SelectEnd.CLOSED;
+        }
+        return null;
+    }
+
+    /** What a select clause on a channel found, when it is not an item. */
+    enum SelectEnd {
+        /** The send clause's item is in the channel. */
+        SENT,
+        /** The channel is closed (for a receive: closed and drained). */
+        CLOSED
     }
 
     /** How many receivers are parked right now (for tests and diagnostics). */

@@ -287,6 +287,98 @@ public class ChannelLincheckTest {
         });
     }
 
+    // ------------------------------------------------------------ select against plain operations
+
+    /**
+     * A select on {@code b} then {@code a} races a plain receiver on {@code a}: exactly one of them
+     * takes a's item, and a wake-up the select took on {@code a} while committing {@code b} reaches
+     * the plain receiver (a select that kept it would leave the receiver parked: a hang). A select
+     * that took a's item puts a replacement in, so the receiver always has something to end with.
+     */
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
+    void aSelectAndAPlainReceiverOnOneChannelCommitOnceAndLoseNoWakeUp() {
+        ModelThreads.explore(() -> {
+            Channel<Integer> a = Channel.bounded(2);
+            Channel<Integer> b = Channel.bounded(1);
+            String[] selected = new String[1];
+            int[] plain = new int[1];
+            return Round.of(
+                    () -> {
+                        if (selected[0].equals("b2")) {
+                            assertEquals(1, plain[0], "the select took b: a's item is the receiver's");
+                            assertNull(b.tryReceive());
+                        } else {
+                            assertEquals("a1", selected[0]);
+                            assertEquals(9, plain[0], "the select took a's item: the receiver got the replacement");
+                            assertEquals(2, b.tryReceive(), "the losing clause took nothing");
+                        }
+                        assertNull(a.tryReceive());
+                    },
+                    () -> {
+                        selected[0] = Select.<String>ordered()
+                                .onReceive(b, x -> "b" + x)
+                                .onReceive(a, x -> "a" + x)
+                                .select();
+                        if (selected[0].startsWith("a")) {
+                            a.send(9);
+                        }
+                    },
+                    () -> plain[0] = a.receive(),
+                    () -> {
+                        b.send(2);
+                        a.send(1);
+                    });
+        });
+    }
+
+    /**
+     * The senders' side: a select sending to {@code b} or {@code a} races a plain sender waiting
+     * for room in {@code a}, while a third thread makes room in both. Exactly one clause delivers,
+     * and a wake-up for room in {@code a} that the select did not use reaches the plain sender.
+     */
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // Lincheck spins its threads: slow on a loaded machine
+    void aSelectAndAPlainSenderOnOneChannelDeliverOnceAndLoseNoWakeUp() {
+        ModelThreads.explore(() -> {
+            Channel<Integer> a = Channel.bounded(1);
+            Channel<Integer> b = Channel.bounded(1);
+            a.send(0);
+            b.send(0);
+            String[] selected = new String[1];
+            int[] takenBack = new int[1];
+            int[] drained = new int[2];
+            return Round.of(
+                    () -> {
+                        assertEquals(0, drained[0]);
+                        assertEquals(0, drained[1]);
+                        if (selected[0].equals("b")) {
+                            assertEquals(2, b.tryReceive(), "the select's item is in b, once");
+                        } else {
+                            assertEquals("a", selected[0]);
+                            assertEquals(1, takenBack[0], "the select's item went into a, once");
+                            assertNull(b.tryReceive(), "the losing clause delivered nothing");
+                        }
+                        assertEquals(5, a.tryReceive(), "the plain sender got in");
+                        assertNull(a.tryReceive());
+                    },
+                    () -> {
+                        selected[0] = Select.<String>ordered()
+                                .onSend(b, 2, () -> "b")
+                                .onSend(a, 1, () -> "a")
+                                .select();
+                        if (selected[0].equals("a")) {
+                            takenBack[0] = a.receive(); // room again for the plain sender
+                        }
+                    },
+                    () -> a.send(5),
+                    () -> {
+                        drained[0] = b.receive();
+                        drained[1] = a.receive();
+                    });
+        });
+    }
+
     /** Notes {@code item} as taken out of the channel and returns it. */
     private static Integer record(Integer item, ConcurrentLinkedQueue<Integer> taken) {
         taken.add(item);

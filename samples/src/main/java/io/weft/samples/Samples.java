@@ -51,6 +51,9 @@ public final class Samples {
         out.println();
         heading(out, "streaming: a producer task into a Flow subscriber, paced by its demand");
         Streaming.run(out);
+        out.println();
+        heading(out, "bank: account processes addressed by pid, ask with a timeout, a restart");
+        Bank.run(out);
     }
 
     private static void heading(PrintStream out, String title) {

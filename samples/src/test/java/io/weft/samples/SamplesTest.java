@@ -97,6 +97,32 @@ class SamplesTest {
     }
 
     @Test
+    void bankRoutesByPidRestartsTheFailedAccountAndTimesOutTheSlowAuditOnTheVirtualClock() {
+        Output out = new Output();
+
+        Bank.Outcome outcome = Bank.run(out.stream);
+
+        assertTrue(outcome.sameEveryRun(), "one worker and a virtual clock: the same lines every run");
+        assertEquals(java.util.Map.of("alice", 70L, "bob", 80L, "carol", 150L), outcome.balances());
+        List<String> lines = outcome.lines();
+        assertTrue(lines.contains("[    0 ms] moved 30 from alice to bob"), String.join("\n", lines));
+        assertTrue(lines.contains("[    0 ms] carol cannot pay 500"), String.join("\n", lines));
+        assertTrue(lines.contains("[ 1000 ms] bob failed: corrupt record in bob"), String.join("\n", lines));
+        assertTrue(lines.contains("[ 1000 ms] dead letter to bob: Corrupt"), String.join("\n", lines));
+        assertTrue(
+                lines.contains("[ 1250 ms] bob opens with 130"),
+                "restarted after the 250 ms back-off, balance reloaded: " + String.join("\n", lines));
+        assertTrue(lines.contains("[ 1250 ms] moved 50 from bob to carol"), String.join("\n", lines));
+        assertTrue(
+                lines.contains("[ 1750 ms] audit: auditor#4 did not answer within PT0.5S"), String.join("\n", lines));
+        assertTrue(
+                lines.stream().anyMatch(line -> line.startsWith("[ 1750 ms] deposit refused: no process carol#3")),
+                String.join("\n", lines));
+        assertTrue(lines.contains("[ 1750 ms] bank shut down; processes still running: []"), String.join("\n", lines));
+        assertEquals(lines.size() + 1, out.lines().size(), "its lines, then the determinism check");
+    }
+
+    @Test
     void runAllRunsEverySampleInOrderUnderItsHeading() throws InterruptedException {
         Output out = new Output();
 
@@ -112,7 +138,8 @@ class SamplesTest {
                         "== fibers: the same code on FiberIo, where tasks run at the same time",
                         "== simulation: Io.with on a virtual-clock FiberIo, and seeds that find an ordering bug",
                         "== pipeline: channels, a timeout and a structured scope",
-                        "== streaming: a producer task into a Flow subscriber, paced by its demand"),
+                        "== streaming: a producer task into a Flow subscriber, paced by its demand",
+                        "== bank: account processes addressed by pid, ask with a timeout, a restart"),
                 headings);
         assertTrue(out.lines().contains("[05:15:00.000 = 18900000 ms] night shift ends"), out.lines()::toString);
     }

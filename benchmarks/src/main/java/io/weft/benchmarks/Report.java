@@ -115,6 +115,11 @@ public final class Report {
                         + "next hop by `Reactive.fromChannel`; the source is a task sending to a channel. Other peers run their pipeline "
                         + "shape (their hops are already queues or channels).");
         WORKLOADS.put(
+                "MailboxThroughput.mailbox",
+                "mailbox: 2 senders × 5,000 messages to one summing process, the sum read back at the end "
+                        + "(a Weft process with an unbounded mailbox, sum by ask; a virtual thread taking from a "
+                        + "LinkedBlockingQueue; a kotlinx Channel(UNLIMITED)-based actor). Messages/s = 10,000 / score.");
+        WORKLOADS.put(
                 "Futures.fanOutFanIn",
                 "fan-out/fan-in: 1,000 tasks started, all values summed (await each; allOf; flatMap).");
         String parked = String.format(Locale.ROOT, "%,d", Memory.PARKED_TASKS);

@@ -152,6 +152,26 @@ class KotlinPeer : AutoCloseable {
     }
 
     /**
+     * Mailbox throughput as a Channel-based actor: one coroutine sums what arrives on a
+     * `Channel(UNLIMITED)`; [senders] coroutines send [perSender] numbers each; closed at the end.
+     */
+    fun mailbox(senders: Int, perSender: Int): Long = runBlocking(Dispatchers.Default) {
+        val mailbox = Channel<Long>(Channel.UNLIMITED)
+        val actor = async {
+            var sum = 0L
+            for (m in mailbox) sum += m
+            sum
+        }
+        List(senders) {
+            launch {
+                for (i in 0 until perSender) mailbox.send(i.toLong())
+            }
+        }.joinAll()
+        mailbox.close()
+        actor.await()
+    }
+
+    /**
      * The Publisher pipeline as a Flow: `buffer(256)` (a coroutine and a channel: the asynchronous,
      * backpressured hop) before each operator, collected on the dispatcher.
      */

@@ -403,7 +403,49 @@ public final class Select<R> {
         abstract R finish(Object result);
     }
 
-    private static final class Receive<T, R> extends Clause<R> {
+    /**
+     * A clause on a channel's waiter list: it commits through the channel's select halves and
+     * waits with a node on {@link #list()}.
+     */
+    private abstract static class ChannelClause<R> extends Clause<R> {
+        /** The channel's attempt that does not wait: a raw result, or null. */
+        abstract Object tryNow();
+
+        /** The channel's attempt under the list's lock that links {@code node} if it fails. */
+        abstract Object tryLink(Waiters.Node node);
+
+        /** The waiter list this clause's nodes go on. */
+        abstract Waiters list();
+
+        @Override
+        final Object now() {
+            Object result = tryNow();
+            return result == null ? NONE : result;
+        }
+
+        @Override
+        final Object link(Io io, ParkToken token, Object[] links, int index) {
+            Waiters.Node node = new Waiters.Node(io, token);
+            Object result = tryLink(node);
+            if (result == null) {
+                links[index] = node;
+                return NONE;
+            }
+            return result;
+        }
+
+        @Override
+        final boolean leave(Object link) {
+            return list().leave((Waiters.Node) link);
+        }
+
+        @Override
+        final void passOn() {
+            list().wakeOne();
+        }
+    }
+
+    private static final class Receive<T, R> extends ChannelClause<R> {
         private final Channel<T> channel;
         private final Function<? super T, ? extends R> then;
         private final Supplier<? extends R> whenClosed;
@@ -415,30 +457,18 @@ public final class Select<R> {
         }
 
         @Override
-        Object now() {
-            Object result = channel.selectReceiveNow();
-            return result == null ? NONE : result;
+        Object tryNow() {
+            return channel.selectReceiveNow();
         }
 
         @Override
-        Object link(Io io, ParkToken token, Object[] links, int index) {
-            Waiters.Node node = new Waiters.Node(io, token);
-            Object result = channel.selectReceiveLink(node);
-            if (result == null) {
-                links[index] = node;
-                return NONE;
-            }
-            return result;
+        Object tryLink(Waiters.Node node) {
+            return channel.selectReceiveLink(node);
         }
 
         @Override
-        boolean leave(Object link) {
-            return channel.receivers().leave((Waiters.Node) link);
-        }
-
-        @Override
-        void passOn() {
-            channel.receivers().wakeOne();
+        Waiters list() {
+            return channel.receivers();
         }
 
         @Override
@@ -455,7 +485,7 @@ public final class Select<R> {
         }
     }
 
-    private static final class Send<T, R> extends Clause<R> {
+    private static final class Send<T, R> extends ChannelClause<R> {
         private final Channel<T> channel;
         private final T item;
         private final Supplier<? extends R> then;
@@ -467,30 +497,18 @@ public final class Select<R> {
         }
 
         @Override
-        Object now() {
-            Object result = channel.selectSendNow(item);
-            return result == null ? NONE : result;
+        Object tryNow() {
+            return channel.selectSendNow(item);
         }
 
         @Override
-        Object link(Io io, ParkToken token, Object[] links, int index) {
-            Waiters.Node node = new Waiters.Node(io, token);
-            Object result = channel.selectSendLink(node, item);
-            if (result == null) {
-                links[index] = node;
-                return NONE;
-            }
-            return result;
+        Object tryLink(Waiters.Node node) {
+            return channel.selectSendLink(node, item);
         }
 
         @Override
-        boolean leave(Object link) {
-            return channel.senders().leave((Waiters.Node) link);
-        }
-
-        @Override
-        void passOn() {
-            channel.senders().wakeOne();
+        Waiters list() {
+            return channel.senders();
         }
 
         @Override

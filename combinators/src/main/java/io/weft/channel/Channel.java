@@ -333,14 +333,8 @@ public final class Channel<T> implements Iterable<T> {
                 throw new TimedOut("no item arrived within " + timeout);
             }
             Waiters.Node node = new Waiters.Node(io, ParkToken.create());
-            Object ready = receivers.linkUnless(node, () -> {
-                T again = ring.poll();
-                if (again != null) {
-                    return again;
-                }
-                return ring.isClosedAndDrained() ? ReceiveEnd.DRAINED : null;
-            });
-            if (ready == ReceiveEnd.DRAINED) {
+            Object ready = receivers.linkUnless(node, this::pollOrEnd);
+            if (ready == SelectEnd.CLOSED) {
                 throw drainedFor(receivers);
             }
             if (ready != null) {
@@ -485,13 +479,7 @@ public final class Channel<T> implements Iterable<T> {
      * what {@link #selectReceiveNow} would, or null when the node is linked.
      */
     Object selectReceiveLink(Waiters.Node node) {
-        Object ready = receivers.linkUnless(node, () -> {
-            T again = ring.poll();
-            if (again != null) {
-                return again;
-            }
-            return ring.isClosedAndDrained() ? SelectEnd.CLOSED : null;
-        });
+        Object ready = receivers.linkUnless(node, this::pollOrEnd);
         if (ready == SelectEnd.CLOSED) {
             receivers.wakeAll();
         } else if (ready != null) {
@@ -548,6 +536,15 @@ public final class Channel<T> implements Iterable<T> {
         return SelectEnd.CLOSED;
     }
 
+    /** A waiting receiver's re-check: an item, {@link SelectEnd#CLOSED} if closed and drained, or null. */
+    private Object pollOrEnd() {
+        T again = ring.poll();
+        if (again != null) {
+            return again;
+        }
+        return ring.isClosedAndDrained() ? SelectEnd.CLOSED : null;
+    }
+
     private Object closedForReceivers() {
         if (ring.isClosedAndDrained()) {
             receivers.wakeAll();
@@ -556,7 +553,7 @@ public final class Channel<T> implements Iterable<T> {
         return null;
     }
 
-    /** What a select clause on a channel found, when it is not an item. */
+    /** What a receive's re-check or a select clause found, when it is not an item. */
     enum SelectEnd {
         /** The send clause's item is in the channel. */
         SENT,
@@ -627,10 +624,5 @@ public final class Channel<T> implements Iterable<T> {
     private static ChannelClosed drainedFor(Waiters receivers) {
         receivers.wakeAll();
         return new ChannelClosed("receive on a closed and drained channel");
-    }
-
-    /** The non-item outcome of a receiver's re-check. */
-    private enum ReceiveEnd {
-        DRAINED
     }
 }

@@ -33,6 +33,44 @@ class FiberIoTest {
     }
 
     /**
+     * On one worker, the tasks a task spawns in a row start in the order it spawned them (the
+     * first from the LIFO slot, the rest from the queue), so a race whose winner was spawned first
+     * is decided before the loser starts, and the loser is cancelled without ever running. With
+     * the newest spawn in the slot, the loser would start first and "c, b, a" would be the order.
+     */
+    @Test
+    void spawnsRunInTheOrderMadeSoARacesSecondSpawnedLoserNeverStarts() {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            List<String> order = new CopyOnWriteArrayList<>();
+            List<String> loserRan = new CopyOnWriteArrayList<>();
+            int winner = Io.with(io)
+                    .call(() -> Io.async(() -> {
+                                List<Future<Boolean>> spawned = new ArrayList<>();
+                                for (String name : List.of("a", "b", "c")) {
+                                    spawned.add(Io.async(() -> order.add(name)));
+                                }
+                                Io.yield(); // to the back of the queue: the worker runs them in its own order
+                                for (Future<Boolean> f : spawned) {
+                                    f.await(); // (an await would run an unstarted one in place, in await order)
+                                }
+                                Future<Integer> first = Io.async(() -> 1);
+                                Future<Integer> second = Io.async(() -> {
+                                    loserRan.add("started");
+                                    Io.sleep(Duration.ofHours(1));
+                                    return 2;
+                                });
+                                int won = Io.race(first, second);
+                                assertEquals(Future.State.CANCELLED, second.state());
+                                return won;
+                            })
+                            .await());
+            assertEquals(List.of("a", "b", "c"), order);
+            assertEquals(1, winner);
+            assertEquals(List.of(), loserRan, "the loser was cancelled before it started");
+        }
+    }
+
+    /**
      * A caller whose interrupt flag is set when it closes still gets a clean close: the wait for
      * the workers to end is not cut short (before, every join threw at once and a worker a few
      * microseconds from its end was reported stuck), and the flag is still set afterwards.

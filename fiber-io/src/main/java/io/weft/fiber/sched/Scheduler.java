@@ -254,8 +254,10 @@ public final class Scheduler implements Executor {
      * Queues {@code job}, a task that has not started; it gets a runner fiber when a worker runs
      * it, which calls its {@link RawTask#run()} once (or {@link RawTask#cancel()}s it, if the
      * scheduler stops first). From a fiber on one of this scheduler's workers it goes to that
-     * worker's LIFO slot (it runs next, on a warm cache), from a worker thread to the back of its
-     * queue, from anywhere else to the Injector.
+     * worker's LIFO slot if the slot is empty (it runs next, on a warm cache), else to the back of
+     * that worker's queue, so a fiber's spawns run in the order it made them (Worker, "Spawns and
+     * the LIFO slot"); from a worker thread to the back of its queue; from anywhere else to the
+     * Injector.
      *
      * @throws RejectedExecutionException if the scheduler has stopped
      */
@@ -273,7 +275,7 @@ public final class Scheduler implements Executor {
                     rejectIfStopped(job);
                     Worker worker = carrier.worker;
                     worker.countSubmitted(); // before the job is visible: its end is never counted first
-                    if (worker.pushLifo(job)) {
+                    if (worker.pushJob(job)) {
                         notifyParked();
                     }
                     return;

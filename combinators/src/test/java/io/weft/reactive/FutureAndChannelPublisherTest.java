@@ -11,10 +11,12 @@ import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Io;
 import io.weft.channel.Channel;
+import io.weft.fiber.FiberIo;
 import io.weft.testing.Ios;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -106,6 +108,38 @@ class FutureAndChannelPublisherTest {
         stage.complete("late");
         // Delivered on the completing thread instead, since the Io refused the hand-off.
         assertEquals(List.of("late"), recorder.items());
+        assertTrue(recorder.completed());
+        assertClean(recorder);
+    }
+
+    /**
+     * The delivery task is queued on a one-worker FiberIo whose worker is busy, and the Io closes
+     * before running it: the close cancels the delivery, and the cancel delivers (on the closing
+     * thread) rather than dropping the signal.
+     */
+    @Test
+    void aDeliveryTheClosingIoCancelsBeforeRunningItIsStillDelivered() throws InterruptedException {
+        CompletableFuture<String> stage = new CompletableFuture<>();
+        Recorder<String> recorder = Recorder.manual();
+        CountDownLatch spinning = new CountDownLatch(1);
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            // (Io.with(io).call runs a root task on the Io: done before the worker is taken)
+            WeftPublisher<String> publisher = Io.with(io).call(() -> Reactive.fromFuture(Future.from(stage)));
+            publisher.subscribe(recorder);
+            recorder.request(1);
+            Io.with(io)
+                    .run(() -> Io.launch(() -> {
+                        spinning.countDown();
+                        while (true) { // holds the only worker until the close cancels it
+                            Io.checkpoint();
+                            Thread.onSpinWait();
+                        }
+                    }));
+            spinning.await();
+            stage.complete("queued"); // the delivery task waits behind the spinner
+            assertEquals(0, recorder.count(), "not delivered while the worker is busy");
+        } // the close cancels the spinner and every task that has not started
+        assertEquals(List.of("queued"), recorder.items());
         assertTrue(recorder.completed());
         assertClean(recorder);
     }

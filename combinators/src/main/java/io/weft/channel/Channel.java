@@ -334,7 +334,7 @@ public final class Channel<T> implements Iterable<T> {
             }
             Waiters.Node node = new Waiters.Node(io, ParkToken.create());
             Object ready = receivers.linkUnless(node, this::pollOrEnd);
-            if (ready == SelectEnd.CLOSED) {
+            if (ready == End.CLOSED) {
                 throw drainedFor(receivers);
             }
             if (ready != null) {
@@ -462,7 +462,7 @@ public final class Channel<T> implements Iterable<T> {
     // ------------------------------------------------------------ the halves a Select uses
 
     /**
-     * A receive clause's attempt that does not wait: the item, {@link SelectEnd#CLOSED} if the
+     * A receive clause's attempt that does not wait: the item, {@link End#CLOSED} if the
      * channel is closed and drained (every other parked receiver is woken to see it), else null.
      */
     Object selectReceiveNow() {
@@ -480,7 +480,7 @@ public final class Channel<T> implements Iterable<T> {
      */
     Object selectReceiveLink(Waiters.Node node) {
         Object ready = receivers.linkUnless(node, this::pollOrEnd);
-        if (ready == SelectEnd.CLOSED) {
+        if (ready == End.CLOSED) {
             receivers.wakeAll();
         } else if (ready != null) {
             afterTake();
@@ -489,8 +489,8 @@ public final class Channel<T> implements Iterable<T> {
     }
 
     /**
-     * A send clause's attempt that does not wait: {@link SelectEnd#SENT} (the item is in),
-     * {@link SelectEnd#CLOSED}, or null if the channel is full.
+     * A send clause's attempt that does not wait: {@link End#SENT} (the item is in),
+     * {@link End#CLOSED}, or null if the channel is full.
      */
     Object selectSendNow(T item) {
         return sent(ring.offer(item));
@@ -531,30 +531,30 @@ public final class Channel<T> implements Iterable<T> {
         }
         if (offer == Ring.Offer.ADDED) {
             afterPut();
-            return SelectEnd.SENT;
+            return End.SENT;
         }
-        return SelectEnd.CLOSED;
+        return End.CLOSED;
     }
 
-    /** A waiting receiver's re-check: an item, {@link SelectEnd#CLOSED} if closed and drained, or null. */
+    /** A waiting receiver's re-check: an item, {@link End#CLOSED} if closed and drained, or null. */
     private Object pollOrEnd() {
         T again = ring.poll();
         if (again != null) {
             return again;
         }
-        return ring.isClosedAndDrained() ? SelectEnd.CLOSED : null;
+        return ring.isClosedAndDrained() ? End.CLOSED : null;
     }
 
     private Object closedForReceivers() {
         if (ring.isClosedAndDrained()) {
             receivers.wakeAll();
-            return SelectEnd.CLOSED;
+            return End.CLOSED;
         }
         return null;
     }
 
     /** What a receive's re-check or a select clause found, when it is not an item. */
-    enum SelectEnd {
+    enum End {
         /** The send clause's item is in the channel. */
         SENT,
         /** The channel is closed (for a receive: closed and drained). */

@@ -473,7 +473,7 @@ public final class Select<R> {
 
         @Override
         R finish(Object result) {
-            if (result == Channel.SelectEnd.CLOSED) {
+            if (result == Channel.End.CLOSED) {
                 if (whenClosed == null) {
                     throw Channel.selectDrained();
                 }
@@ -513,7 +513,7 @@ public final class Select<R> {
 
         @Override
         R finish(Object result) {
-            if (result == Channel.SelectEnd.CLOSED) {
+            if (result == Channel.End.CLOSED) {
                 throw channel.selectSendClosed(item);
             }
             return then.get();

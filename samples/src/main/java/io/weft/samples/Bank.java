@@ -42,16 +42,13 @@ public final class Bank {
     public record Outcome(List<String> lines, boolean sameEveryRun, Map<String, Long> balances) {}
 
     /** An account's messages. */
-    sealed interface Message permits Deposit, Withdraw, Balance, Corrupt, Close {}
+    sealed interface Message permits Deposit, Withdraw, Corrupt, Close {}
 
     /** Adds money. */
     record Deposit(long amount) implements Message {}
 
     /** Takes money if there is enough; answers whether it did. */
     record Withdraw(long amount, Reply<Boolean> done) implements Message {}
-
-    /** Answers the balance. */
-    record Balance(Reply<Long> balance) implements Message {}
 
     /** A fault: the account's handler throws on it. */
     record Corrupt() implements Message {}
@@ -165,7 +162,6 @@ public final class Bank {
                     }
                     withdraw.done().complete(enough);
                 }
-                case Balance ask -> ask.balance().complete(balance);
                 case Corrupt corrupt -> throw new IllegalStateException("corrupt record in " + name);
                 case Close close -> self.stop();
             }

@@ -15,8 +15,11 @@ import io.weft.internal.Task;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -136,6 +139,8 @@ public final class FiberIo implements Io, AutoCloseable {
     private final Runnable parkStep = () -> LockSupport.park(this);
     /** Set by shutdown if some worker thread did not end in time (a fiber blocking its carrier). */
     private volatile String stuckWorkers;
+    /** The executors handed out and not terminated: closing shuts them down. */
+    private final Set<FiberExecutor> executors = ConcurrentHashMap.newKeySet();
 
     private FiberIo(Builder builder) {
         Carriers.checkAvailable();
@@ -390,6 +395,69 @@ public final class FiberIo implements Io, AutoCloseable {
         return task;
     }
 
+    /**
+     * Returns a new {@link ScheduledExecutorService} whose submissions are tasks of this FiberIo,
+     * for code written against {@code java.util.concurrent}: {@code
+     * CompletableFuture.supplyAsync(supplier, io.executor())}, {@code
+     * HttpClient.newBuilder().executor(io.executor())}, Reactor's {@code
+     * Schedulers.fromExecutorService(io.executor())}.
+     *
+     * <ul>
+     *   <li>Each submission is a Weft task: it runs on a fiber, {@code Io.current()} is this
+     *       FiberIo inside it (so it may {@code Io.async}, await and sleep), and it is counted in
+     *       {@link #liveTasks()}.
+     *   <li>{@code Future.cancel} cancels the task the Weft way (the {@code mayInterruptIfRunning}
+     *       flag is not needed): the future is cancelled at once, and the task unwinds at its next
+     *       suspend point (or is interrupted in a blocking JDK call). A task cancelled before it
+     *       starts never runs.
+     *   <li>A failure of a task given to {@code execute} goes to this FiberIo's uncaught-exception
+     *       handler (else the thread's), as for {@link Io#launch}; a submitted task's failure is in
+     *       its future.
+     *   <li>Delays and periods run on this FiberIo's clock (a virtual clock too), in whole
+     *       milliseconds rounded up. A periodic task stops at its first failure, which its future
+     *       reports.
+     *   <li>{@code shutdown} refuses new submissions and cancels periodic tasks; the others run to
+     *       their end (delayed ones at their time). {@code shutdownNow} also cancels every task and
+     *       returns those that had not begun (a delayed task still waiting has not): for an
+     *       {@code execute}, the {@code Runnable} given; for a submission, a {@code Runnable} that
+     *       runs it and completes its future. {@code awaitTermination} waits until every task of
+     *       this executor has ended. Shutting an executor down affects only the tasks submitted
+     *       through it; closing the FiberIo shuts every one of its executors down.
+     * </ul>
+     *
+     * {@snippet :
+     * try (FiberIo io = FiberIo.create()) {
+     *     CompletableFuture<String> page = CompletableFuture.supplyAsync(() -> fetch(url), io.executor());
+     *     HttpClient client = HttpClient.newBuilder().executor(io.executor()).build();
+     * }
+     * }
+     *
+     * @return a new executor over this FiberIo (shut down already if this FiberIo is closed)
+     */
+    public ScheduledExecutorService executor() {
+        FiberExecutor executor = new FiberExecutor(this);
+        executors.add(executor);
+        if (closing) { // added, then looked: a close either sees the entry or is seen here
+            executor.ioClosing();
+        }
+        return executor;
+    }
+
+    /** Drops a terminated executor. */
+    void forget(FiberExecutor executor) {
+        executors.remove(executor);
+    }
+
+    /** Whether close() has begun: no new tasks are accepted. */
+    boolean isClosing() {
+        return closing;
+    }
+
+    /** This FiberIo's name (the builder's, else {@code weft-N}). */
+    String name() {
+        return name;
+    }
+
     // ---------------------------------------------------------------- raw operations
 
     @Override
@@ -503,6 +571,7 @@ public final class FiberIo implements Io, AutoCloseable {
                 return List.of();
             }
             closing = true;
+            executors.forEach(FiberExecutor::ioClosing); // they refuse submissions from now on
             scheduler.cancelAll();
             long deadline = System.nanoTime() + timeout.toNanos();
             boolean interrupted = false;

@@ -166,9 +166,31 @@ public interface Io {
      */
     static <T> Future<T> async(Callable<T> body) {
         Objects.requireNonNull(body, "body");
-        Io io = current();
-        Task<T> task = Task.spawned(io, body);
-        io.spawnRaw(task);
+        Task<T> task = Task.spawnedHere(null, body);
+        task.io().spawnRaw(task);
+        return task;
+    }
+
+    /**
+     * {@link #async(Callable)} with a name for the task, for people reading diagnostics: the task's
+     * {@code toString}, and on {@code FiberIo} the name of the thread running it (in thread dumps)
+     * and its entry in the FiberIo's dump. Names need not be unique.
+     *
+     * {@snippet :
+     * Future<User> user = Io.async("load-user-" + id, () -> users.load(id));
+     * }
+     *
+     * @param name the task's name
+     * @param body the task's body
+     * @param <T> the value's type
+     * @return the task's future
+     * @throws NullPointerException if {@code name} or {@code body} is null
+     */
+    static <T> Future<T> async(String name, Callable<T> body) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(body, "body");
+        Task<T> task = Task.spawnedHere(name, body);
+        task.io().spawnRaw(task);
         return task;
     }
 

@@ -61,12 +61,24 @@ public final class ParkToken {
 
     private final Thread owner;
     private final Task<?> task;
+    private final Object blocker;
+    /**
+     * When the token was made, in units of 2^20 ns (about 1 ms) of {@link System#nanoTime()},
+     * truncated to an int: fits beside the other fields in 32 bytes, and wraps only after about
+     * 26 days, longer than any wait it measures.
+     */
+    private final int since;
+
     private volatile int state;
 
-    private ParkToken(Thread owner, Task<?> task) {
+    private ParkToken(Thread owner, Task<?> task, Object blocker) {
         this.owner = owner;
         this.task = task;
+        this.blocker = blocker;
+        this.since = (int) (System.nanoTime() >>> SINCE_SHIFT);
     }
+
+    private static final int SINCE_SHIFT = 20;
 
     /**
      * Creates a token for the calling thread (and its current task, if any) to park on once.
@@ -74,7 +86,39 @@ public final class ParkToken {
      * @return a new, not yet readied token
      */
     public static ParkToken create() {
-        return new ParkToken(Thread.currentThread(), Context.currentTask());
+        return new ParkToken(Thread.currentThread(), Context.currentTask(), null);
+    }
+
+    /**
+     * Creates a token, as {@link #create()} does, that says what the waiter waits for: the future,
+     * channel, semaphore or timer that will ready it. It is the park blocker a thread dump shows
+     * ({@link java.util.concurrent.locks.LockSupport#getBlocker}) and what an Io's diagnostics report.
+     *
+     * @param blocker what the wait is for
+     * @return a new, not yet readied token
+     * @throws NullPointerException if {@code blocker} is null
+     */
+    public static ParkToken create(Object blocker) {
+        return new ParkToken(Thread.currentThread(), Context.currentTask(), Objects.requireNonNull(blocker, "blocker"));
+    }
+
+    /**
+     * Returns what the waiter waits for, as given to {@link #create(Object)}; null if not given.
+     *
+     * @return the blocker, or null
+     */
+    public Object blocker() {
+        return blocker;
+    }
+
+    /**
+     * Returns how long ago this token was made (when its wait began), to about a millisecond.
+     *
+     * @return the time since the token was made
+     */
+    public java.time.Duration age() {
+        int now = (int) (System.nanoTime() >>> SINCE_SHIFT);
+        return java.time.Duration.ofNanos(Math.max(0, now - since) * (1L << SINCE_SHIFT));
     }
 
     /**
@@ -127,6 +171,22 @@ public final class ParkToken {
      */
     public void suspend(Runnable waitStep) {
         Objects.requireNonNull(waitStep, "waitStep");
+        suspendWith(waitStep);
+    }
+
+    /**
+     * {@link #suspend(Runnable)} whose wait step is {@code LockSupport.park} with this token's
+     * {@linkplain #blocker() blocker} (this token if none) as the park blocker, so a thread dump
+     * shows what the waiter waits for.
+     *
+     * @throws Cancelled as {@link #suspend(Runnable)} does
+     * @throws IllegalStateException as {@link #suspend(Runnable)} does
+     */
+    public void suspend() {
+        suspendWith(null);
+    }
+
+    private void suspendWith(Runnable waitStep) {
         if (Thread.currentThread() != owner) {
             throw new IllegalStateException("a ParkToken is parked on only by the thread that created it (" + owner
                     + "), not " + Thread.currentThread());
@@ -154,7 +214,11 @@ public final class ParkToken {
         try {
             while (state != READY
                     && (parked == null ? !CancelScope.plainThreadCancelled() : !parked.isCancellationEffective())) {
-                waitStep.run();
+                if (waitStep != null) {
+                    waitStep.run();
+                } else {
+                    LockSupport.park(blocker != null ? blocker : this);
+                }
                 if (Thread.interrupted()) {
                     if (parked == null) {
                         interrupted = true;
@@ -172,6 +236,7 @@ public final class ParkToken {
 
     @Override
     public String toString() {
-        return "ParkToken[" + (isReady() ? "ready" : "pending") + ", owner=" + owner.getName() + "]";
+        return "ParkToken[" + (isReady() ? "ready" : "pending") + ", owner=" + owner
+                + (blocker != null ? ", waiting for " + blocker : "") + "]";
     }
 }

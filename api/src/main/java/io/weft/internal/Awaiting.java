@@ -79,7 +79,7 @@ final class Awaiting {
                 if (deadlineMs != Io.NO_DEADLINE && io.nowMs() >= deadlineMs) {
                     return false;
                 }
-                ParkToken token = ParkToken.create();
+                ParkToken token = ParkToken.create(awaited);
                 WaiterStack.Waiter node = awaited.push(new WaiterStack.Wakeup(io, token));
                 if (node == null) {
                     break;
@@ -131,7 +131,7 @@ final class Awaiting {
                 ParkToken.create()); // a cancel of `me` now unparks this thread, wherever the helped task parks
         me.setHelping(awaited);
         try {
-            inPlace.runInPlace(io, () -> awaited.runClaimed(me));
+            inPlace.runInPlace(io, awaited, () -> awaited.runClaimed(me));
         } finally {
             me.setHelping(null);
             me.publishParked(null);

@@ -67,11 +67,7 @@ public final class Context {
 
     /** Returns the installed Io, or null if none was bound on this thread or task. */
     public static Io currentIo() {
-        Object current = slot().current;
-        if (current instanceof Task<?> task) {
-            return task.io();
-        }
-        return current instanceof Frame frame ? frame.io : null;
+        return ioIn(slot());
     }
 
     /**
@@ -82,6 +78,15 @@ public final class Context {
      */
     public static Task<?> currentTask() {
         return taskIn(slot());
+    }
+
+    /** The installed Io as {@code slot} says, or null; see {@link #currentIo()}. */
+    static Io ioIn(Slot slot) {
+        Object current = slot.current;
+        if (current instanceof Task<?> task) {
+            return task.io();
+        }
+        return current instanceof Frame frame ? frame.io : null;
     }
 
     /** The current task as {@code slot}, what {@link #slot()} returned on this thread, says. */

@@ -18,9 +18,10 @@ public interface HelpsAwaiters {
      * it as ended here (its queued entry, run later, finds it {@linkplain Task#ranInPlace ran in place}).
      *
      * @param io the Io of both the helped task and its awaiter
+     * @param task the helped task (for its name)
      * @param claimed what to run in place
      */
-    void runInPlace(Io io, Runnable claimed);
+    void runInPlace(Io io, Task<?> task, Runnable claimed);
 
     /**
      * Makes tasks of {@code ioClass} eligible for running in place, with {@code helper}.

@@ -208,15 +208,45 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * always). Read and written only by the task's own thread (others' reads are hints).
      */
     CancelScope cancelScopes;
+    /**
+     * Where this task comes from, for diagnostics (an Io's dump of its task tree, toString): null,
+     * the spawner (a Task), the name given at spawn (a String: {@code Io.async(name, body)}), or
+     * both (a Named). One field, so the object stays 72 bytes. The spawner is dropped when this
+     * task completes (the name stays), so a finished task keeps nothing reachable through it;
+     * while this task lives it keeps its spawner's Task object reachable, even after the spawner
+     * ended. Plain: written at construction (published with the task) and by the completing
+     * thread; readers are diagnostics, which may see either value.
+     */
+    private Object origin;
+
+    /** A named task's origin while its spawner is kept. */
+    private record Named(String name, Task<?> spawner) {}
 
     private Task(Io io, Callable<? extends T> body) {
         this.io = io;
         this.body = body;
     }
 
+    private Task(Io io, Callable<? extends T> body, String name, Task<?> spawner) {
+        this.io = io;
+        this.body = body;
+        this.origin = name == null ? spawner : spawner == null ? name : new Named(name, spawner);
+    }
+
     /** Returns a task that will run {@code body} on {@code io} once the Io runs it. */
     public static <T> Task<T> spawned(Io io, Callable<? extends T> body) {
         return new Task<>(io, body);
+    }
+
+    /**
+     * Returns a task that will run {@code body}, named {@code name} (or unnamed, with null), on the
+     * Io installed here, as a child of the task running here (if any); what {@code Io.async} spawns.
+     * One context lookup finds both.
+     */
+    public static <T> Task<T> spawnedHere(String name, Callable<? extends T> body) {
+        Context.Slot slot = Context.slot();
+        Io io = Context.ioIn(slot);
+        return new Task<>(io != null ? io : DefaultIo.get(), body, name, Context.taskIn(slot));
     }
 
     /** Returns a bodiless task completed by {@code stage}. */
@@ -404,6 +434,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                     if ((s & INTERRUPTED) != 0 && Thread.currentThread() == thread) {
                         Thread.interrupted(); // a cancel's interrupt stays with the task that got it
                     }
+                    forgetSpawner();
                     runWaiters();
                     return true;
                 }
@@ -423,7 +454,17 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     private void finish(long keptBits, long life, Object result) {
         outcome = result;
         state = keptBits | life; // the volatile write publishes outcome
+        forgetSpawner();
         runWaiters();
+    }
+
+    private void forgetSpawner() {
+        Object o = origin;
+        if (o instanceof Task<?>) {
+            origin = null;
+        } else if (o instanceof Named named) {
+            origin = named.name();
+        }
     }
 
     // ---------------------------------------------------------------- cancellation
@@ -886,13 +927,45 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     }
 
     /** Whether this task was cancelled while it ran (for diagnostics and tests). */
-    boolean isCancelRequested() {
+    public boolean isCancelRequested() {
         return (state & CANCEL_REQUESTED) != 0;
     }
 
     /** The Io this task was spawned on, or null for a bodiless task. */
     public Io io() {
         return io;
+    }
+
+    /** The name given at spawn, or null. */
+    public String name() {
+        Object o = origin;
+        return o instanceof String name ? name : o instanceof Named named ? named.name() : null;
+    }
+
+    /** The task that spawned this live one, or null (see the field); a diagnostic read. */
+    public Task<?> spawner() {
+        Object o = origin;
+        return o instanceof Task<?> task ? task : o instanceof Named named ? named.spawner() : null;
+    }
+
+    /** The task this one is awaiting now (an untimed or timed await), or null; a diagnostic read. */
+    public Task<?> awaitingNow() {
+        return awaiting;
+    }
+
+    /** The token this task is parked on now, or null; a diagnostic read. */
+    public ParkToken parkedOn() {
+        return parked;
+    }
+
+    /** The thread running this task's body (set once it started), or null. */
+    public Thread runningThread() {
+        return (Thread) THREAD.getAcquire(this);
+    }
+
+    /** This task's number, drawn now if it has none yet (a diagnostic: one shared counter). */
+    public long number() {
+        return id();
     }
 
     private long id() {
@@ -916,7 +989,12 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             case (int) COMPLETING -> "COMPLETING";
             default -> "CANCELLED";
         };
-        StringBuilder sb = new StringBuilder("Task#").append(id()).append('[').append(life);
+        StringBuilder sb = new StringBuilder("Task#").append(id());
+        String name = name();
+        if (name != null) {
+            sb.append(' ').append(name);
+        }
+        sb.append('[').append(life);
         if ((s & CANCEL_REQUESTED) != 0 && !isDone()) {
             sb.append(", cancelling");
         }

@@ -215,7 +215,7 @@ public final class Channel<T> implements Iterable<T> {
             Ring.Offer offer = ring.offer(item);
             if (offer == Ring.Offer.FULL) {
                 Io io = Io.current();
-                Waiters.Node node = new Waiters.Node(io, ParkToken.create());
+                Waiters.Node node = new Waiters.Node(io, ParkToken.create(this));
                 offer = senders.linkUnless(node, () -> {
                     Ring.Offer again = ring.offer(item);
                     return again == Ring.Offer.FULL ? null : again;
@@ -332,7 +332,7 @@ public final class Channel<T> implements Iterable<T> {
                 }
                 throw new TimedOut("no item arrived within " + timeout);
             }
-            Waiters.Node node = new Waiters.Node(io, ParkToken.create());
+            Waiters.Node node = new Waiters.Node(io, ParkToken.create(this));
             Object ready = receivers.linkUnless(node, this::pollOrEnd);
             if (ready == End.CLOSED) {
                 throw drainedFor(receivers);

@@ -280,7 +280,7 @@ public final class Select<R> {
                 }
                 return onTimeout.get();
             }
-            ParkToken token = ParkToken.create();
+            ParkToken token = ParkToken.create(this);
             int committed = -1;
             Object result = null;
             try {

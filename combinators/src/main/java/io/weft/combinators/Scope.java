@@ -458,7 +458,7 @@ public final class Scope implements AutoCloseable {
     private void awaitChildren(Io io) {
         try {
             while (pending.get() > 0) {
-                ParkToken token = ParkToken.create();
+                ParkToken token = ParkToken.create(this);
                 joiner = new Joiner(io, token);
                 if (pending.get() == 0) {
                     break;

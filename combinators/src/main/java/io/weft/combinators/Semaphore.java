@@ -59,12 +59,13 @@ public final class Semaphore {
 
     /** One parked acquire: its token, the Io to ready it with, and whether it got a permit. */
     private static final class Waiter {
-        final ParkToken token = ParkToken.create();
+        final ParkToken token;
         final Io io;
         boolean granted; // guarded by lock
 
-        Waiter(Io io) {
+        Waiter(Io io, Semaphore semaphore) {
             this.io = io;
+            this.token = ParkToken.create(semaphore);
         }
     }
 
@@ -95,7 +96,7 @@ public final class Semaphore {
                 permits--;
                 return;
             }
-            waiter = new Waiter(Io.current());
+            waiter = new Waiter(Io.current(), this);
             waiters.addLast(waiter);
         } finally {
             lock.unlock();

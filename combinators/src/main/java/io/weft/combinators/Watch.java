@@ -61,7 +61,7 @@ final class Watch {
             return looked;
         }
         int n = inputs.size();
-        ParkToken token = ParkToken.create();
+        ParkToken token = ParkToken.create(inputs);
         AtomicInteger winner = new AtomicInteger(NONE);
         AtomicInteger remaining = new AtomicInteger(n);
         Registration[] registrations = new Registration[n];

@@ -35,8 +35,9 @@ public final class Carriers {
      * Scheduler.execute asks foreignStart(continuation): the continuation is the thread's
      * VirtualThread::runContinuation method reference, whose only captured field is the thread; a
      * thread still in state STARTED is being started; and a fiber is started only by
-     * startFiber, which names the thread in STARTING (a ThreadLocal of the starting thread)
-     * around Thread.start(), whose first submission happens synchronously on that same thread. A
+     * Scheduler.startRunner, which names the thread in STARTING (a ThreadLocal of the starting
+     * thread, set by markStarting as the thread is built) around its start, whose first
+     * submission happens synchronously on that same thread. A
      * started thread that is not the one named there is foreign. (A marker on the thread itself,
      * such as its uncaught-exception handler, would be visible to user code, which could copy it
      * onto a thread of its own.) A foreign thread gets the JDK's default scheduler written into
@@ -285,14 +286,18 @@ public final class Carriers {
     /** The fiber the calling thread is starting in {@link #startFiber}, else null. */
     private static final ThreadLocal<Thread> STARTING = new ThreadLocal<>();
 
-    /** Starts {@code fiber}, a thread of a FiberIo's builder, marking it as a fiber for {@link #foreignStart}. */
-    static void startFiber(Thread fiber) {
+    /**
+     * Marks {@code fiber}, a thread of a FiberIo's builder about to be started on this thread, as
+     * a fiber for {@link #foreignStart} (its start submits its first run synchronously, on this
+     * thread); {@link #clearStarting} ends the mark.
+     */
+    static void markStarting(Thread fiber) {
         STARTING.set(fiber);
-        try {
-            fiber.start(); // submits the first run synchronously, on this thread
-        } finally {
-            STARTING.set(null);
-        }
+    }
+
+    /** Ends {@link #markStarting}. */
+    static void clearStarting() {
+        STARTING.set(null);
     }
 
     /**

@@ -61,6 +61,11 @@ final class IdleWorkers {
         return (int) (state.get() & SEARCHING_MASK);
     }
 
+    /** Returns whether worker {@code index} is not parked now (for metrics). */
+    synchronized boolean isUnparked(int index) {
+        return (parked & (1L << index)) == 0;
+    }
+
     /** Returns how many workers are not parked. */
     int unparked() {
         return (int) (state.get() >>> 32);

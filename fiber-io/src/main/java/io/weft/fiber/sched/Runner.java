@@ -2,6 +2,7 @@ package io.weft.fiber.sched;
 
 import io.weft.RawTask;
 import io.weft.internal.Context;
+import io.weft.internal.Task;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -174,6 +175,9 @@ final class Runner implements Runnable {
         try {
             if (scheduler.cancelOnStart) {
                 job.cancel(); // the FiberIo is closing: a task that has not started never will
+            }
+            if (job instanceof Task<?> task && task.name() != null) {
+                self.setName(name + "/" + task.name()); // a named task: thread dumps show it (reset restores)
             }
             job.run();
         } catch (Throwable t) { // a RawTask does not throw; if one does, it must not end the runner silently

@@ -15,6 +15,8 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -115,6 +117,17 @@ public final class Scheduler implements Executor {
     private volatile Thread endWaiter;
     /** Builds runner fibers: virtual threads whose scheduler is this. */
     private final Thread.Builder.OfVirtual fibers;
+    /**
+     * Starts the runner fibers (newRunnerThread builds them): a JDK thread-per-task executor is
+     * the one public way to start threads in a thread container of their own, which groups them
+     * in JSON thread dumps. Its name is the JDK's (class@hash): naming a container needs JDK
+     * internals that FiberIo's one flag does not open.
+     */
+    private final ExecutorService container;
+    /** Runner fibers are named {@code <FiberIo name>-fiber-<n>}. */
+    private final String fiberNamePrefix;
+
+    private final AtomicLong fiberNumbers = new AtomicLong();
     /** Serializes virtual-clock jumps. */
     private final Object advanceLock = new Object();
     /** How long a virtual clock waits, in real time, before jumping past fibers blocked on monitors. */
@@ -203,6 +216,8 @@ public final class Scheduler implements Executor {
         this.workers = new Worker[workerCount];
         this.threads = new WorkerThread[workerCount];
         this.fibers = Carriers.virtualThreadBuilder(this);
+        this.fiberNamePrefix = name + "-fiber-";
+        this.container = Executors.newThreadPerTaskExecutor(this::newRunnerThread);
         for (int i = 0; i < workerCount; i++) {
             workers[i] = new Worker(i, this, queueCapacity, seed);
             threads[i] = new WorkerThread(workers[i], name + "-worker-" + i);
@@ -317,9 +332,39 @@ public final class Scheduler implements Executor {
         current.getUncaughtExceptionHandler().uncaughtException(current, failure);
     }
 
-    /** Builds (does not start) a runner fiber. */
-    Thread newFiber(Runner runner) {
-        return fibers.unstarted(runner);
+    /**
+     * Starts {@code runner}'s fiber in this scheduler's thread container, from {@code worker}'s
+     * own thread: the container's factory ({@link #newRunnerThread}) builds and names the thread
+     * and marks it as a fiber (Carriers.markStarting), and the container starts it at once.
+     */
+    void startRunner(Worker worker, Runner runner) {
+        worker.startingRunner = runner;
+        try {
+            container.execute(runner);
+        } finally {
+            worker.startingRunner = null;
+            Carriers.clearStarting();
+        }
+    }
+
+    /** The container's thread factory: a runner fiber, named, marked as a fiber being started. */
+    private Thread newRunnerThread(Runnable body) {
+        if (!(Thread.currentThread() instanceof WorkerThread starter) || starter.worker.startingRunner == null) {
+            throw new IllegalStateException("runner fibers are started only by their scheduler's workers");
+        }
+        Thread fiber = fibers.unstarted(body); // body: the container's wrapper around the runner
+        fiber.setName(fiberNamePrefix + fiberNumbers.incrementAndGet());
+        starter.worker.startingRunner.thread = fiber;
+        Carriers.markStarting(fiber);
+        return fiber;
+    }
+
+    /**
+     * The thread container of this scheduler's runner fibers: a JSON thread dump ({@code jcmd
+     * <pid> Thread.dump_to_file -format=json}) lists them under it, not in the root container.
+     */
+    public String threadContainer() {
+        return container.toString();
     }
 
     /**
@@ -365,6 +410,26 @@ public final class Scheduler implements Executor {
         if (waiting != null) {
             LockSupport.unpark(waiting);
         }
+    }
+
+    /**
+     * A snapshot of the scheduler's counters for FiberIo.metrics: jobs submitted, jobs ended,
+     * injector depth, timers armed, then each worker's counters (Worker.metrics, 8 each).
+     */
+    public long[] metrics() {
+        long ended = endedElsewhere.get() + abandoned.get();
+        long submitted = submittedElsewhere.get();
+        long[] out = new long[4 + 8 * workers.length];
+        for (int i = 0; i < workers.length; i++) {
+            ended += workers[i].endedCount();
+            submitted += workers[i].submittedCount();
+            System.arraycopy(workers[i].metrics(), 0, out, 4 + 8 * i, 8);
+        }
+        out[0] = submitted;
+        out[1] = ended;
+        out[2] = injector.size();
+        out[3] = timers.size();
+        return out;
     }
 
     /**
@@ -648,6 +713,7 @@ public final class Scheduler implements Executor {
      */
     public boolean stop(Duration timeout) {
         stopped = true;
+        container.shutdown(); // no new runner fibers; the container ends with the last one
         for (Worker worker : workers) {
             worker.parker.unpark();
         }

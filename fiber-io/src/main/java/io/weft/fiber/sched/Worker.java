@@ -1,5 +1,6 @@
 package io.weft.fiber.sched;
 
+import io.weft.Future;
 import io.weft.RawTask;
 import io.weft.internal.Task;
 import java.lang.invoke.MethodHandle;
@@ -112,6 +113,14 @@ final class Worker implements Runnable {
     private static final VarHandle LIFO;
     private static final VarHandle SUBMITTED;
     private static final VarHandle ENDED;
+    private static final VarHandle POLLS;
+    private static final VarHandle LIFO_HITS;
+    private static final VarHandle STEALS;
+    private static final VarHandle INJECTOR_BATCHES;
+    private static final VarHandle PARKS;
+    private static final VarHandle CANCELLED_JOBS;
+    private static final VarHandle BUSY;
+    private static final VarHandle AWAKE_SINCE;
     /** Worker.turn; not final, so the JIT cannot inline it into run()'s eternal loop (Runner's notes). */
     private static MethodHandle turn;
 
@@ -122,6 +131,14 @@ final class Worker implements Runnable {
             LIFO = lookup.findVarHandle(Worker.class, "lifo", Runnable.class);
             SUBMITTED = lookup.findVarHandle(Worker.class, "submitted", long.class);
             ENDED = lookup.findVarHandle(Worker.class, "ended", long.class);
+            POLLS = lookup.findVarHandle(Worker.class, "polls", long.class);
+            LIFO_HITS = lookup.findVarHandle(Worker.class, "lifoHits", long.class);
+            STEALS = lookup.findVarHandle(Worker.class, "steals", long.class);
+            INJECTOR_BATCHES = lookup.findVarHandle(Worker.class, "injectorBatches", long.class);
+            PARKS = lookup.findVarHandle(Worker.class, "parks", long.class);
+            CANCELLED_JOBS = lookup.findVarHandle(Worker.class, "cancelledJobs", long.class);
+            BUSY = lookup.findVarHandle(Worker.class, "busyNanos", long.class);
+            AWAKE_SINCE = lookup.findVarHandle(Worker.class, "awakeSinceNanos", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -153,6 +170,8 @@ final class Worker implements Runnable {
     volatile boolean transitioningToPark;
     /** Set while this thread starts or resumes a runner: Scheduler.execute stores its continuation in `captured`. */
     boolean capturing;
+    /** The runner whose fiber this thread is starting now (the thread container's factory reads it), or null. */
+    Runner startingRunner;
 
     Runnable captured;
     /** Set while this worker fires timers: what they ready goes to the back of the queue. */
@@ -183,6 +202,23 @@ final class Worker implements Runnable {
 
     @SuppressWarnings("unused") // through ENDED
     private long ended;
+
+    /*
+     * Metrics (FiberIo.metrics): counters written only by this worker's carrier with plain
+     * increments (no atomic, no fence: a few cycles on paths that already touch this object),
+     * read by a snapshot from any thread with opaque loads. A snapshot may lag the counts by a
+     * few events; each count only grows.
+     */
+    private long polls;
+    private long lifoHits;
+    private long steals;
+    private long injectorBatches;
+    private long parks;
+    private long cancelledJobs;
+    /** Time this carrier spent out of park (running or looking for work), up to its last park. */
+    private long busyNanos;
+    /** When this carrier last came out of park (or started). */
+    private long awakeSinceNanos;
 
     Worker(int index, Scheduler scheduler, int queueCapacity, long seed) {
         this.index = index;
@@ -267,6 +303,7 @@ final class Worker implements Runnable {
     public void run() {
         parker.bind(Thread.currentThread());
         batchStartNanos = System.nanoTime();
+        awakeSinceNanos = batchStartNanos;
         while (!scheduler.isStopped()) {
             try {
                 turn.invokeExact(this);
@@ -324,6 +361,7 @@ final class Worker implements Runnable {
 
     /** Counts one task run; every BUDGET tasks, maintenance. */
     private void afterTask() {
+        polls++;
         if (--untilInjectorCheck <= 0) {
             untilInjectorCheck = injectorInterval;
             checkInjectorFirst = true;
@@ -347,11 +385,9 @@ final class Worker implements Runnable {
                 runner.assign(job);
             } else {
                 runner = new Runner(scheduler, job);
-                Thread thread = scheduler.newFiber(runner);
-                runner.thread = thread;
                 scheduler.runnerStarted(runner);
                 try {
-                    Carriers.startFiber(thread);
+                    scheduler.startRunner(this, runner);
                 } catch (RuntimeException | Error e) {
                     scheduler.runnerEnded(runner);
                     scheduler.discard(job); // never runs: cancelled and counted, not dropped
@@ -378,6 +414,9 @@ final class Worker implements Runnable {
         if (!(done instanceof Task<?> task && task.ranInPlace())) { // a helped task was counted by its helper
             countEnded();
             scheduler.taskEnded();
+            if (done instanceof Task<?> task && task.state() == Future.State.CANCELLED) {
+                cancelledJobs++;
+            }
         }
         afterTask();
         if (scheduler.isStopped()) {
@@ -504,6 +543,7 @@ final class Worker implements Runnable {
             task = takeLifo();
             if (task != null) {
                 lifoPolls++;
+                lifoHits++;
                 return task;
             }
         }
@@ -514,6 +554,7 @@ final class Worker implements Runnable {
         }
         task = takeLifo();
         if (task != null) {
+            lifoHits++;
             return task;
         }
         task = fetchFromInjector();
@@ -536,6 +577,7 @@ final class Worker implements Runnable {
         if (n == 0) {
             return null;
         }
+        injectorBatches++;
         queue.pushAll(batch, 1, n - 1, injector);
         Runnable first = batch[0];
         Arrays.fill(batch, 0, n, null);
@@ -562,6 +604,7 @@ final class Worker implements Runnable {
                     task = victim.takeLifo(); // a slot its owner is not getting to
                 }
                 if (task != null) {
+                    steals++;
                     return task;
                 }
             }
@@ -612,8 +655,12 @@ final class Worker implements Runnable {
         }
         if (!skipPark && !scheduler.isStopped()) {
             long parkedAt = System.nanoTime();
+            parks++;
+            busyNanos += parkedAt - awakeSinceNanos;
             parker.park(scheduler.parkTimeoutNanos(scheduler.maxParkNanos));
-            batchStartNanos += System.nanoTime() - parkedAt; // the EWMA measures time running tasks
+            long woke = System.nanoTime();
+            awakeSinceNanos = woke;
+            batchStartNanos += woke - parkedAt; // the EWMA measures time running tasks
         }
         transitioningToPark = false;
         if (!idle.unparkWorkerById(index)) {
@@ -630,6 +677,27 @@ final class Worker implements Runnable {
             Scheduler.reportUncaught(t);
             return true; // something fired: look for work again
         }
+    }
+
+    /**
+     * A snapshot of this worker's counters, from any thread: polls, LIFO hits, steals, injector
+     * batches, parks, cancelled jobs, busy nanoseconds (up to the last park, plus the time since
+     * if it is awake now), local queue depth.
+     */
+    long[] metrics() {
+        long since = (long) AWAKE_SINCE.getOpaque(this);
+        long busy = (long) BUSY.getOpaque(this);
+        boolean awake = scheduler.idle.isUnparked(index);
+        return new long[] {
+            (long) POLLS.getOpaque(this),
+            (long) LIFO_HITS.getOpaque(this),
+            (long) STEALS.getOpaque(this),
+            (long) INJECTOR_BATCHES.getOpaque(this),
+            (long) PARKS.getOpaque(this),
+            (long) CANCELLED_JOBS.getOpaque(this),
+            awake && since != 0 ? busy + Math.max(0, System.nanoTime() - since) : busy,
+            queue.size() + (lifo != null ? 1 : 0)
+        };
     }
 
     @Override

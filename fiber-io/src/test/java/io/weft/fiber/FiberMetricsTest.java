@@ -1,0 +1,104 @@
+package io.weft.fiber;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.Future;
+import io.weft.Io;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/** {@link FiberIo#metrics()}: the counters move with what the FiberIo does. */
+class FiberMetricsTest {
+
+    @Test
+    void tasksSpawnedCompletedAndCancelledAreCounted() {
+        try (FiberIo io = FiberIo.builder().workers(1).name("counted").build()) {
+            FiberMetrics before = io.metrics();
+            assertEquals(0, before.spawned());
+            assertEquals("counted", before.io());
+            io.run(() -> {
+                List<Future<Integer>> parts = new ArrayList<>();
+                for (int i = 0; i < 100; i++) {
+                    int n = i;
+                    parts.add(Io.async(() -> n));
+                }
+                List<Future<Integer>> cancelled = new ArrayList<>();
+                for (int i = 0; i < 5; i++) {
+                    cancelled.add(Io.async(() -> 0));
+                }
+                cancelled.forEach(Future::cancel); // not started: cancelled before they run
+                Io.sleep(
+                        Duration.ofMillis(1)); // the worker runs the parts (awaited unstarted, they would run in place)
+                for (Future<Integer> part : parts) {
+                    part.await();
+                }
+            });
+            await().until(() -> io.liveTasks() == 0);
+            FiberMetrics after = io.metrics();
+            assertEquals(106, after.spawned(), after::toString); // the root task, 100 parts, 5 cancelled
+            assertEquals(106, after.completed(), after::toString);
+            assertEquals(0, after.liveTasks());
+            assertEquals(5, after.cancelled(), after::toString);
+            FiberMetrics.Worker worker = after.workers().get(0);
+            assertTrue(worker.polls() >= 101, after::toString);
+            assertTrue(worker.lifoHits() >= 1, after::toString); // the first spawn took the slot
+            assertTrue(after.polls() == worker.polls());
+        }
+    }
+
+    @Test
+    void theSharedQueueDepthAndArmedTimersAreSeen() throws Exception {
+        try (FiberIo io = FiberIo.builder().workers(1).name("queued").build()) {
+            CountDownLatch holding = new CountDownLatch(1);
+            AtomicBoolean release = new AtomicBoolean();
+            io.spawn(() -> {
+                holding.countDown();
+                while (!release.get()) {
+                    Thread.onSpinWait(); // holds the only worker
+                }
+                return null;
+            });
+            holding.await();
+            for (int i = 0; i < 10; i++) {
+                io.spawn(() -> null); // from a plain thread: the shared queue
+            }
+            assertEquals(10, io.metrics().injectorDepth());
+            release.set(true);
+            await().until(() -> io.metrics().injectorDepth() == 0 && io.liveTasks() == 0);
+            assertTrue(io.metrics().workers().get(0).injectorBatches() >= 1);
+
+            io.spawn(() -> {
+                Io.sleep(Duration.ofDays(1));
+                return null;
+            });
+            await().until(() -> io.metrics().timersArmed() == 1);
+            await().until(() -> io.metrics().workers().get(0).parks() >= 1);
+            FiberMetrics idle = io.metrics();
+            assertTrue(idle.workers().get(0).busy().toNanos() > 0, idle::toString);
+        }
+    }
+
+    @Test
+    void aWorkerThatTakesTasksFromAnotherCountsSteals() {
+        try (FiberIo io = FiberIo.builder().workers(2).name("stolen").build()) {
+            io.run(() -> {
+                List<Future<String>> parts = new ArrayList<>();
+                for (int i = 0; i < 50; i++) {
+                    parts.add(Io.async(() -> Thread.currentThread().getName()));
+                }
+                // this task keeps its worker busy until the parts are done: only a steal runs them
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> parts.stream().allMatch(Future::isDone));
+            });
+            FiberMetrics m = io.metrics();
+            assertTrue(m.steals() >= 1, m::toString);
+            assertTrue(m.workers().get(0).polls() >= 1 && m.workers().get(1).polls() >= 1, m::toString);
+        }
+    }
+}

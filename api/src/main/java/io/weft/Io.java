@@ -340,6 +340,54 @@ public interface Io {
     }
 
     /**
+     * Runs {@code body}, code that blocks its thread (blocking file I/O, a JDBC call, a lock held
+     * by native code, a long CPU-bound library call), where its blocking harms nobody, and returns
+     * its value. On a scheduling Io ({@code FiberIo}) the body runs on a thread of an elastic pool
+     * beside the workers while the calling task suspends, so the workers go on running other
+     * tasks; on an inline Io ({@code BlockingIo}), and from a plain thread, it runs right here.
+     *
+     * <ul>
+     *   <li>The body's value is returned; an unchecked failure is rethrown as the same instance, a
+     *       checked one wrapped in {@link java.util.concurrent.CompletionException}, as
+     *       {@link Future#await()} does.
+     *   <li>Cancellation takes effect at the boundary: a cancelled caller stops waiting at once
+     *       and throws {@link Cancelled}; the body's thread is interrupted (an interruptible
+     *       call ends early) and its value, if it still returns one, is dropped. The caller does
+     *       not wait for the body to end.
+     *   <li>The body runs on a plain thread outside the Io: nothing is installed there, so it
+     *       should block, not spawn tasks.
+     * </ul>
+     *
+     * {@snippet :
+     * byte[] bytes = Io.blocking(() -> Files.readAllBytes(path));   // the worker stays free
+     * }
+     *
+     * @param body the blocking code
+     * @param <T> the value's type
+     * @return what {@code body} returns
+     * @throws Cancelled if the calling task is cancelled while the body runs
+     * @throws java.util.concurrent.CompletionException wrapping a checked exception of {@code body}
+     * @throws NullPointerException if {@code body} is null
+     */
+    static <T> T blocking(Callable<T> body) {
+        Objects.requireNonNull(body, "body");
+        return current().callBlocking(body);
+    }
+
+    /**
+     * The Io's half of {@link #blocking}: runs {@code body}, which may block its thread. The
+     * default runs it on the calling thread, right for an inline Io; a scheduling Io runs it off
+     * its workers while the calling task suspends.
+     *
+     * @param body the blocking code
+     * @param <T> the value's type
+     * @return what {@code body} returns
+     */
+    default <T> T callBlocking(Callable<T> body) {
+        return Unchecked.call(body);
+    }
+
+    /**
      * Returns where this Io reports failures that no caller can observe: those of detached tasks
      * ({@link #launch}). Null (the default) means the uncaught-exception handler of the thread
      * that ran the task. Implementations let it be configured when the Io is built.

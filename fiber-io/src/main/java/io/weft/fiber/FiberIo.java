@@ -140,6 +140,11 @@ public final class FiberIo implements Io, AutoCloseable {
     private volatile boolean closed;
     /** Set by shutdown if some worker thread did not end in time (a fiber blocking its carrier). */
     private volatile String stuckWorkers;
+    /** Runs Io.blocking bodies; made on first use (under blockingLock, which close takes too). */
+    private volatile BlockingPool blockingPool;
+
+    private final Object blockingLock = new Object();
+    private final int blockingThreads;
     /** The executors handed out and not terminated: closing shuts them down. */
     private final Set<FiberExecutor> executors = ConcurrentHashMap.newKeySet();
 
@@ -149,6 +154,7 @@ public final class FiberIo implements Io, AutoCloseable {
         this.closeTimeout = builder.closeTimeout;
         this.uncaughtExceptionHandler = builder.uncaughtExceptionHandler;
         this.name = builder.name != null ? builder.name : "weft-" + INSTANCES.incrementAndGet();
+        this.blockingThreads = builder.blockingThreads;
         Clock clock = virtualClock ? Clock.virtual() : Clock.real();
         this.scheduler = new Scheduler(
                 builder.workers,
@@ -197,8 +203,26 @@ public final class FiberIo implements Io, AutoCloseable {
         private String name;
         private boolean spinBeforeParking = true;
         private Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
+        private int blockingThreads = 512;
 
         private Builder() {}
+
+        /**
+         * Sets how many threads {@link Io#blocking} bodies may occupy at once (512 by default);
+         * further bodies wait in a queue for a thread. Threads are made on demand and end after
+         * 30 s idle.
+         *
+         * @param count at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if {@code count} is less than 1
+         */
+        public Builder blockingThreads(int count) {
+            if (count < 1) {
+                throw new IllegalArgumentException("blocking threads must be at least 1, got " + count);
+            }
+            this.blockingThreads = count;
+            return this;
+        }
 
         /**
          * Sets the number of workers (carrier threads).
@@ -538,6 +562,39 @@ public final class FiberIo implements Io, AutoCloseable {
         return uncaughtExceptionHandler;
     }
 
+    /**
+     * Runs {@code body} on a thread of this FiberIo's blocking pool (platform threads named
+     * {@code <name>-blocking-<n>}, made on demand up to {@link Builder#blockingThreads}) while the
+     * calling task suspends; from a thread that is not one of this FiberIo's fibers, runs it right
+     * there. See {@link Io#blocking}.
+     *
+     * @throws IllegalStateException if this FiberIo is closed
+     */
+    @Override
+    public <T> T callBlocking(Callable<T> body) {
+        Objects.requireNonNull(body, "body");
+        if (!scheduler.isWorkerThread()) {
+            return Io.super.callBlocking(body); // a plain thread: it may block itself
+        }
+        BlockingPool pool = blockingPool;
+        if (pool == null) {
+            synchronized (blockingLock) {
+                if (closing) {
+                    throw new IllegalStateException(this + " is closed: it runs no more blocking calls");
+                }
+                if (blockingPool == null) {
+                    blockingPool = new BlockingPool(name, blockingThreads);
+                }
+                pool = blockingPool;
+            }
+        }
+        try {
+            return pool.call(body);
+        } catch (RejectedExecutionException closed) {
+            throw new IllegalStateException(this + " is closed: it runs no more blocking calls", closed);
+        }
+    }
+
     @Override
     public long nowMs() {
         return scheduler.nowMs();
@@ -624,6 +681,11 @@ public final class FiberIo implements Io, AutoCloseable {
                 Thread.currentThread().interrupt();
             }
             List<RawTask> unfinished = scheduler.unfinishedTasks();
+            synchronized (blockingLock) {
+                if (blockingPool != null) {
+                    blockingPool.shutdownNow(); // the cancelled callers stopped waiting: interrupt their bodies
+                }
+            }
             // The workers get what is left of the timeout, and at least a moment to see the stop.
             long left = Math.max(TimeUnit.MILLISECONDS.toNanos(100), deadline - System.nanoTime());
             stuckWorkers = scheduler.stop(Duration.ofNanos(left)) ? null : scheduler.describeLiveWorkers();

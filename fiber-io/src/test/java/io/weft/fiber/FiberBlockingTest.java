@@ -1,0 +1,124 @@
+package io.weft.fiber;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.Cancelled;
+import io.weft.Future;
+import io.weft.Io;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/** {@link Io#blocking} on FiberIo: the body blocks a pool thread, not a worker. */
+class FiberBlockingTest {
+
+    @Test
+    void blockingBodiesLeaveTheWorkersFreeForOtherTasks() throws Exception {
+        try (FiberIo io = FiberIo.builder().workers(2).name("files").build()) {
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch entered = new CountDownLatch(4);
+            Set<String> bodyThreads = ConcurrentHashMap.newKeySet();
+            List<Future<Integer>> readers = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                int n = i;
+                readers.add(io.spawn(() -> Io.blocking(() -> {
+                    bodyThreads.add(Thread.currentThread().getName());
+                    entered.countDown();
+                    release.await(); // blocks its thread: a worker here would be lost
+                    return n;
+                })));
+            }
+            entered.await();
+            // four bodies block, on two workers: a task still runs, and no reader is done
+            assertEquals("probe", io.spawn(() -> "probe").await());
+            assertTrue(readers.stream().noneMatch(Future::isDone));
+            release.countDown();
+            int sum = 0;
+            for (Future<Integer> reader : readers) {
+                sum += reader.await();
+            }
+            assertEquals(6, sum);
+            assertEquals(4, bodyThreads.size());
+            assertTrue(bodyThreads.stream().allMatch(n -> n.startsWith("files-blocking-")), bodyThreads::toString);
+        }
+    }
+
+    @Test
+    void aCancelledCallerStopsWaitingAndItsBodyIsInterrupted() throws Exception {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            CountDownLatch entered = new CountDownLatch(1);
+            AtomicBoolean interrupted = new AtomicBoolean();
+            Future<Object> caller = io.spawn(() -> Io.blocking(() -> {
+                entered.countDown();
+                try {
+                    Thread.sleep(TimeUnit.DAYS.toMillis(1));
+                } catch (InterruptedException e) {
+                    interrupted.set(true);
+                }
+                return "too late";
+            }));
+            entered.await();
+            assertTrue(caller.cancel());
+            assertThrows(Cancelled.class, caller::await);
+            assertEquals(Future.State.CANCELLED, caller.state());
+            await().until(interrupted::get);
+        }
+    }
+
+    @Test
+    void failuresAreReportedAsAnAwaitReportsThem() {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            IllegalStateException boom = new IllegalStateException("boom");
+            assertSame(
+                    boom,
+                    assertThrows(
+                            IllegalStateException.class,
+                            () -> io.call(() -> Io.blocking(() -> {
+                                throw boom;
+                            }))));
+            CompletionException wrapped = assertThrows(
+                    CompletionException.class,
+                    () -> io.call(() -> Io.blocking(() -> {
+                        throw new IOException("disk");
+                    })));
+            assertInstanceOf(IOException.class, wrapped.getCause());
+        }
+    }
+
+    @Test
+    void idlePoolThreadsAreReusedAndAPlainThreadRunsTheBodyItself() {
+        try (FiberIo io = FiberIo.builder().workers(1).name("reuse").build()) {
+            Set<String> threads = io.call(() -> {
+                Set<String> seen = ConcurrentHashMap.newKeySet();
+                for (int i = 0; i < 20; i++) {
+                    seen.add(Io.blocking(() -> Thread.currentThread().getName()));
+                }
+                return seen;
+            });
+            assertEquals(1, threads.size(), threads::toString); // one after another: one thread
+            String self = Thread.currentThread().getName();
+            assertEquals(self, io.callBlocking(() -> Thread.currentThread().getName()));
+        }
+    }
+
+    @Test
+    void aClosedFiberIoRefusesBlockingCalls() {
+        FiberIo io = FiberIo.builder().workers(1).build();
+        io.call(() -> Io.blocking(() -> 1)); // makes the pool
+        io.close();
+        assertThrows(IllegalStateException.class, () -> Io.with(io).call(() -> Io.blocking(() -> 1)));
+        assertThrows(NullPointerException.class, () -> Io.blocking(null));
+    }
+}

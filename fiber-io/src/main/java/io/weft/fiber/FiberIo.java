@@ -164,6 +164,7 @@ public final class FiberIo implements Io, AutoCloseable {
                 builder.spinBeforeParking,
                 name,
                 builder.explore);
+        scheduler.watchForStalls(builder.stallThreshold);
     }
 
     /**
@@ -204,8 +205,31 @@ public final class FiberIo implements Io, AutoCloseable {
         private boolean spinBeforeParking = true;
         private Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
         private int blockingThreads = 512;
+        private Duration stallThreshold = Duration.ofMillis(2);
 
         private Builder() {}
+
+        /**
+         * Sets how long a worker may stay inside one task, with other work queued behind it, before
+         * a spare worker is started to run that work (2 ms by default; {@link Duration#ZERO} turns
+         * this off). A task that blocks its carrier (blocking file I/O, a wait pinned to the
+         * carrier, a long computation) then delays other tasks by about this much, not until it
+         * returns. Spares are extra carrier threads (at most 64 carriers in all) that retire after
+         * 20 ms idle; {@link FiberIo#metrics()} counts them. A virtual clock never starts spares:
+         * its runs must not depend on real time. {@link Io#blocking} avoids the stall altogether.
+         *
+         * @param threshold zero (off) or a positive duration of at most an hour
+         * @return this builder
+         * @throws IllegalArgumentException if {@code threshold} is negative or over an hour
+         */
+        public Builder stallThreshold(Duration threshold) {
+            Objects.requireNonNull(threshold, "threshold");
+            if (threshold.isNegative() || threshold.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("stall threshold must be 0 (off) to 1 hour, got " + threshold);
+            }
+            this.stallThreshold = threshold;
+            return this;
+        }
 
         /**
          * Sets how many threads {@link Io#blocking} bodies may occupy at once (512 by default);
@@ -499,7 +523,7 @@ public final class FiberIo implements Io, AutoCloseable {
      * @return the snapshot
      */
     public FiberMetrics metrics() {
-        return FiberMetrics.of(name, scheduler.metrics());
+        return FiberMetrics.of(name, scheduler.workerCount(), scheduler.metrics());
     }
 
     /** Drops a terminated executor. */

@@ -22,7 +22,9 @@ import java.util.List;
  *     place by an awaiter are counted by {@code completed} only)
  * @param injectorDepth tasks waiting in the shared queue (submissions from outside the workers)
  * @param timersArmed timers armed and not yet fired or cancelled
- * @param workers each worker's counters
+ * @param sparesStarted spare workers started because a worker stayed inside one task with work
+ *     queued behind it (see {@link FiberIo.Builder#stallThreshold})
+ * @param workers each worker's counters: the configured ones, then the spares made so far
  */
 public record FiberMetrics(
         String io,
@@ -32,6 +34,7 @@ public record FiberMetrics(
         long cancelled,
         int injectorDepth,
         int timersArmed,
+        long sparesStarted,
         List<Worker> workers) {
 
     /**
@@ -47,6 +50,7 @@ public record FiberMetrics(
      * @param parks times it parked, having found no work
      * @param busy time spent out of park (running tasks or looking for work)
      * @param localQueueDepth tasks queued on this worker now (its queue and LIFO slot)
+     * @param spare whether it is a spare (started for a stalled worker; it retires when idle)
      */
     public record Worker(
             int index,
@@ -56,7 +60,8 @@ public record FiberMetrics(
             long injectorBatches,
             long parks,
             Duration busy,
-            int localQueueDepth) {}
+            int localQueueDepth,
+            boolean spare) {}
 
     /** Copies the list. */
     public FiberMetrics {
@@ -64,18 +69,34 @@ public record FiberMetrics(
     }
 
     /** Builds a snapshot from the scheduler's counters (see Scheduler.metrics). */
-    static FiberMetrics of(String io, long[] c) {
-        int n = (c.length - 4) / 8;
+    static FiberMetrics of(String io, int configured, long[] c) {
+        int n = (c.length - 5) / 8;
         Worker[] workers = new Worker[n];
         long cancelled = 0;
         for (int i = 0; i < n; i++) {
-            int at = 4 + 8 * i;
+            int at = 5 + 8 * i;
             cancelled += c[at + 5];
             workers[i] = new Worker(
-                    i, c[at], c[at + 1], c[at + 2], c[at + 3], c[at + 4], Duration.ofNanos(c[at + 6]), (int) c[at + 7]);
+                    i,
+                    c[at],
+                    c[at + 1],
+                    c[at + 2],
+                    c[at + 3],
+                    c[at + 4],
+                    Duration.ofNanos(c[at + 6]),
+                    (int) c[at + 7],
+                    i >= configured);
         }
         return new FiberMetrics(
-                io, c[0], (int) Math.max(0, c[0] - c[1]), c[1], cancelled, (int) c[2], (int) c[3], List.of(workers));
+                io,
+                c[0],
+                (int) Math.max(0, c[0] - c[1]),
+                c[1],
+                cancelled,
+                (int) c[2],
+                (int) c[3],
+                c[4],
+                List.of(workers));
     }
 
     /**

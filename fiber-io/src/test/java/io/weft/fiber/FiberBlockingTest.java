@@ -107,7 +107,9 @@ class FiberBlockingTest {
                 }
                 return seen;
             });
-            assertEquals(1, threads.size(), threads::toString); // one after another: one thread
+            // one call after another: an idle thread takes the next (the one that just finished may
+            // not be waiting yet, so a second thread can be made; a thread per call would be 20)
+            assertTrue(threads.size() <= 3, threads::toString);
             String self = Thread.currentThread().getName();
             assertEquals(self, io.callBlocking(() -> Thread.currentThread().getName()));
         }

@@ -18,7 +18,11 @@ class FiberMetricsTest {
 
     @Test
     void tasksSpawnedCompletedAndCancelledAreCounted() {
-        try (FiberIo io = FiberIo.builder().workers(1).name("counted").build()) {
+        try (FiberIo io = FiberIo.builder()
+                .workers(1)
+                .name("counted")
+                .stallThreshold(Duration.ZERO) // one worker, no spares: the counts are exact
+                .build()) {
             FiberMetrics before = io.metrics();
             assertEquals(0, before.spawned());
             assertEquals("counted", before.io());
@@ -54,7 +58,11 @@ class FiberMetricsTest {
 
     @Test
     void theSharedQueueDepthAndArmedTimersAreSeen() throws Exception {
-        try (FiberIo io = FiberIo.builder().workers(1).name("queued").build()) {
+        try (FiberIo io = FiberIo.builder()
+                .workers(1)
+                .name("queued")
+                .stallThreshold(Duration.ZERO) // the spinner must hold the only worker
+                .build()) {
             CountDownLatch holding = new CountDownLatch(1);
             AtomicBoolean release = new AtomicBoolean();
             io.spawn(() -> {

@@ -246,10 +246,13 @@ class TasksBeforeThreadsTest {
         }
     }
 
-    /** Tasks still queued when close begins are cancelled before they start: their bodies never run. */
+    /**
+     * Tasks still queued when close begins are cancelled before they start: their bodies never run.
+     * (No spare workers here: one would run the tasks queued behind the spinner.)
+     */
     @Test
     void closeCancelsQueuedTasksBeforeTheyStart() throws InterruptedException {
-        FiberIo io = FiberIo.builder().workers(1).build();
+        FiberIo io = FiberIo.builder().workers(1).stallThreshold(Duration.ZERO).build();
         AtomicBoolean release = new AtomicBoolean();
         AtomicInteger bodiesRun = new AtomicInteger();
         List<Future<Integer>> queued = queueBehindASpinner(io, 10, bodiesRun::incrementAndGet, release);
@@ -296,7 +299,7 @@ class TasksBeforeThreadsTest {
      */
     @Test
     void tasksQueuedOnAStuckWorkerAreCancelledWhenCloseGivesUp() {
-        FiberIo io = FiberIo.builder().workers(1).build();
+        FiberIo io = FiberIo.builder().workers(1).stallThreshold(Duration.ZERO).build();
         AtomicBoolean release = new AtomicBoolean();
         try {
             List<Future<Integer>> queued = queueBehindASpinner(io, 1, () -> 1, release);

@@ -42,7 +42,11 @@ final class IdleWorkers {
     private static final long ONE_UNPARKED = 1L << 32;
     private static final long SEARCHING_MASK = 0xFFFF_FFFFL;
 
-    private final int workers;
+    /**
+     * How many workers take part: the configured ones plus the spares started for stalled workers
+     * and not retired. Changed only under `this` lock, with the counts (activate, retire).
+     */
+    private volatile int workers;
     /** Packed counts: searching (low), unparked (high). Written by every worker and notifier. */
     private final AtomicLong state;
     /** Bit i set = worker i parked. Guarded by this. */
@@ -54,6 +58,45 @@ final class IdleWorkers {
         }
         this.workers = workers;
         this.state = new AtomicLong(workers * ONE_UNPARKED);
+    }
+
+    /**
+     * Counts spare worker {@code index} in, as unparked and searching (it starts by stealing); the
+     * caller then starts its thread.
+     */
+    synchronized void activate(int index) {
+        if (index < 0 || index > 63 || (parked & (1L << index)) != 0) {
+            throw new IllegalStateException("worker " + index + " cannot be activated");
+        }
+        workers++;
+        state.addAndGet(ONE_UNPARKED + 1);
+    }
+
+    /** Undoes {@link #activate} for a spare whose thread could not start (it never ran). */
+    synchronized void deactivate(int index) {
+        workers--;
+        state.addAndGet(-(ONE_UNPARKED + 1));
+    }
+
+    /**
+     * Takes spare worker {@code index}, which went through {@link #transitionToParked} and found
+     * no work, out for good: returns true if it was still in the parked set (it retires; nobody
+     * will wake it), false if a notifier took it meanwhile (counted unparked and searching: it
+     * must search instead, as after a park).
+     */
+    synchronized boolean retire(int index) {
+        long bit = 1L << index;
+        if ((parked & bit) == 0) {
+            return false;
+        }
+        parked &= ~bit;
+        workers--;
+        return true;
+    }
+
+    /** How many workers take part now (configured plus active spares). */
+    int active() {
+        return workers;
     }
 
     /** Returns how many workers are searching for work. */

@@ -105,6 +105,18 @@ public final class Parker {
     public Parker() {}
 
     /**
+     * Binds {@code owner} in place of the previous owner, whose thread has ended (a spare worker's
+     * next carrier). A notification left from before is kept: the first park may return at once,
+     * which a worker's loop tolerates.
+     *
+     * @param owner the new owner
+     */
+    public void rebind(Thread owner) {
+        Objects.requireNonNull(owner, "owner");
+        OWNER.setVolatile(this, owner);
+    }
+
+    /**
      * Makes {@code owner} the one thread that may {@link #park} on this parker. Call once, before
      * that thread's first park (typically before starting it, or as the first thing it does).
      * Thread-safe. An {@link #unpark()} before binding is kept for the owner's first park.

@@ -97,7 +97,25 @@ public final class Scheduler implements Executor {
      * then fails cleanly; an unpark's readier is told (Wake swallows it for Weft's own readies).
      */
 
+    /**
+     * The configured workers (indices 0..configured-1), then the spares made so far for stalled
+     * workers (StallWatch, activateSpare), up to 64 in all. Only indices below {@link #extent()}
+     * are filled.
+     */
     final Worker[] workers;
+    /** How many workers were configured. */
+    private final int configured;
+    /** Filled slots of `workers`: grows (volatile write after the slot's) when a spare is first made. */
+    private volatile int extent;
+
+    private final String name;
+    private final int spareQueueCapacity;
+    private final long seed;
+    /** Whether the stall watch was started. Guarded by this. */
+    private boolean watching;
+    /** Spares started since the scheduler was built (for metrics). */
+    private final AtomicLong sparesStarted = new AtomicLong();
+
     final Injector injector = new Injector();
     final IdleWorkers idle;
     private final WorkerThread[] threads;
@@ -213,7 +231,12 @@ public final class Scheduler implements Executor {
         this.idle = new IdleWorkers(workerCount);
         this.clock = clock;
         this.spinBeforeParking = spinBeforeParking;
-        this.workers = new Worker[workerCount];
+        this.workers = new Worker[clock instanceof VirtualClock ? workerCount : 64];
+        this.configured = workerCount;
+        this.extent = workerCount;
+        this.name = name;
+        this.seed = seed;
+        this.spareQueueCapacity = Math.min(queueCapacity, 256);
         this.threads = new WorkerThread[workerCount];
         this.fibers = Carriers.virtualThreadBuilder(this);
         this.fiberNamePrefix = name + "-fiber-";
@@ -221,15 +244,79 @@ public final class Scheduler implements Executor {
         for (int i = 0; i < workerCount; i++) {
             workers[i] = new Worker(i, this, queueCapacity, seed);
             threads[i] = new WorkerThread(workers[i], name + "-worker-" + i);
+            workers[i].carrier = threads[i];
         }
         for (WorkerThread thread : threads) {
             thread.start();
         }
     }
 
-    /** Returns the number of workers. */
+    /** Returns the number of configured workers (spares started for stalled workers not included). */
     public int workerCount() {
-        return workers.length;
+        return configured;
+    }
+
+    /** The number of filled slots of {@code workers}: configured workers and spares made so far. */
+    int extent() {
+        return extent;
+    }
+
+    /**
+     * Starts a spare worker, unless the scheduler stopped or 64 carriers are in use: a dormant
+     * spare again, else a new one. It steals from worker {@code from} first (-1: anywhere).
+     * Called by the stall watch only (one thread); returns whether a spare started.
+     */
+    synchronized boolean activateSpare(int from) {
+        if (stopped) {
+            return false;
+        }
+        int n = extent;
+        Worker spare = null;
+        for (int i = configured; i < n; i++) {
+            if (!workers[i].active) {
+                spare = workers[i];
+                break;
+            }
+        }
+        if (spare == null) {
+            if (n == workers.length) {
+                return false;
+            }
+            spare = new Worker(n, this, spareQueueCapacity, seed, true);
+            workers[n] = spare;
+            extent = n + 1; // publishes the slot
+        }
+        spare.handOffFrom = from;
+        spare.active = true;
+        idle.activate(spare.index);
+        WorkerThread carrier = new WorkerThread(spare, name + "-spare-" + spare.index);
+        spare.carrier = carrier;
+        try {
+            carrier.start();
+        } catch (RuntimeException | Error e) { // no thread (out of memory, a ulimit): undo the counts
+            idle.deactivate(spare.index);
+            spare.carrier = null;
+            spare.active = false;
+            throw e;
+        }
+        sparesStarted.incrementAndGet();
+        return true;
+    }
+
+    /** How many spares were started since the scheduler was built. */
+    public long sparesStarted() {
+        return sparesStarted.get();
+    }
+
+    /** Starts the stall watch (see StallWatch): real clocks only; a zero threshold starts nothing. */
+    public synchronized void watchForStalls(Duration threshold) {
+        if (threshold.isZero() || clockIsVirtual() || workers.length == configured || watching) {
+            return;
+        }
+        watching = true;
+        Thread watch = new Thread(null, new StallWatch(this, threshold.toNanos()), name + "-stall-watch", 0, false);
+        watch.setDaemon(true);
+        watch.start();
     }
 
     @Override
@@ -414,21 +501,24 @@ public final class Scheduler implements Executor {
 
     /**
      * A snapshot of the scheduler's counters for FiberIo.metrics: jobs submitted, jobs ended,
-     * injector depth, timers armed, then each worker's counters (Worker.metrics, 8 each).
+     * injector depth, timers armed, spares started, then each worker's counters (Worker.metrics,
+     * 8 each; configured workers first, then the spares made so far).
      */
     public long[] metrics() {
         long ended = endedElsewhere.get() + abandoned.get();
         long submitted = submittedElsewhere.get();
-        long[] out = new long[4 + 8 * workers.length];
-        for (int i = 0; i < workers.length; i++) {
+        int n = extent;
+        long[] out = new long[5 + 8 * n];
+        for (int i = 0; i < n; i++) {
             ended += workers[i].endedCount();
             submitted += workers[i].submittedCount();
-            System.arraycopy(workers[i].metrics(), 0, out, 4 + 8 * i, 8);
+            System.arraycopy(workers[i].metrics(), 0, out, 5 + 8 * i, 8);
         }
         out[0] = submitted;
         out[1] = ended;
         out[2] = injector.size();
         out[3] = timers.size();
+        out[4] = sparesStarted.get();
         return out;
     }
 
@@ -439,12 +529,12 @@ public final class Scheduler implements Executor {
      */
     public int liveTasks() {
         long ended = endedElsewhere.get() + abandoned.get();
-        for (Worker worker : workers) {
-            ended += worker.endedCount();
+        for (int i = 0, n = extent; i < n; i++) {
+            ended += workers[i].endedCount();
         }
         long submitted = submittedElsewhere.get();
-        for (Worker worker : workers) {
-            submitted += worker.submittedCount();
+        for (int i = 0, n = extent; i < n; i++) { // read again: a spare made meanwhile counts here too
+            submitted += workers[i].submittedCount();
         }
         return (int) Math.max(0, submitted - ended);
     }
@@ -559,8 +649,9 @@ public final class Scheduler implements Executor {
         if (!injector.isEmpty()) {
             return true;
         }
-        for (Worker worker : workers) {
-            if (!worker.queue.isEmpty()) {
+        Worker[] all = workers;
+        for (int i = 0, n = extent; i < n; i++) {
+            if (!all[i].queue.isEmpty()) {
                 return true;
             }
         }
@@ -572,8 +663,9 @@ public final class Scheduler implements Executor {
         if (!injector.isEmpty()) {
             return true;
         }
-        for (Worker worker : workers) {
-            if (!worker.queue.isEmpty() || worker.hasLifo()) {
+        Worker[] all = workers;
+        for (int i = 0, n = extent; i < n; i++) {
+            if (!all[i].queue.isEmpty() || all[i].hasLifo()) {
                 return true;
             }
         }
@@ -693,6 +785,12 @@ public final class Scheduler implements Executor {
         return Math.max(1, Math.min(maxNanos, untilNext));
     }
 
+    /** Whether a timer is due now (the stall watch: nobody may be there to fire it). */
+    boolean timerDue() {
+        long next = timers.nextDeadline();
+        return next != Io.NO_DEADLINE && next <= clock.nowMs();
+    }
+
     /** Returns the earliest timer deadline, or {@link Io#NO_DEADLINE}. */
     public long nextDeadline() {
         return timers.nextDeadline();
@@ -712,17 +810,19 @@ public final class Scheduler implements Executor {
      * @return true if every worker thread ended
      */
     public boolean stop(Duration timeout) {
-        stopped = true;
+        synchronized (this) { // after this, activateSpare starts nothing
+            stopped = true;
+        }
         container.shutdown(); // no new runner fibers; the container ends with the last one
-        for (Worker worker : workers) {
-            worker.parker.unpark();
+        for (int i = 0, n = extent; i < n; i++) {
+            workers[i].parker.unpark();
         }
         long deadline = System.nanoTime() + timeout.toNanos();
         boolean allEnded = true;
         // The caller's interrupt does not cut the wait short (every join would throw at once and a
         // worker a few microseconds from its end would be reported stuck); it is kept for after.
         boolean interrupted = Thread.interrupted();
-        for (WorkerThread thread : threads) {
+        for (WorkerThread thread : carriers()) {
             if (thread == Thread.currentThread()) {
                 continue;
             }
@@ -748,12 +848,25 @@ public final class Scheduler implements Executor {
         // A worker that did not end (a fiber blocking its carrier) keeps its queue and LIFO slot:
         // take them as a thief would, so the jobs there are cancelled (their awaiters wake) and
         // the continuations counted, not left behind.
-        for (Worker worker : workers) {
-            if (threads[worker.index].isAlive()) {
-                worker.drainFromOutside();
+        for (int i = 0, n = extent; i < n; i++) {
+            WorkerThread carrier = workers[i].carrier;
+            if (carrier != null && carrier.isAlive()) {
+                workers[i].drainFromOutside();
             }
         }
         return allEnded;
+    }
+
+    /** The carrier threads: the configured workers', then the spares' (current or last). */
+    private List<WorkerThread> carriers() {
+        List<WorkerThread> all = new ArrayList<>(List.of(threads));
+        for (int i = configured, n = extent; i < n; i++) {
+            WorkerThread carrier = workers[i].carrier;
+            if (carrier != null) {
+                all.add(carrier);
+            }
+        }
+        return all;
     }
 
     private void drainInjector() {
@@ -765,7 +878,7 @@ public final class Scheduler implements Executor {
     /** Describes the worker threads still alive, with where they are; for error messages. */
     public String describeLiveWorkers() {
         StringBuilder sb = new StringBuilder();
-        for (WorkerThread thread : threads) {
+        for (WorkerThread thread : carriers()) {
             if (thread.isAlive()) {
                 sb.append(thread.getName()).append(' ').append(thread.getState());
                 StackTraceElement[] stack = thread.getStackTrace();
@@ -780,7 +893,7 @@ public final class Scheduler implements Executor {
 
     /** Returns whether every worker thread has ended. */
     public boolean isTerminated() {
-        for (WorkerThread thread : threads) {
+        for (WorkerThread thread : carriers()) {
             if (thread.isAlive()) {
                 return false;
             }
@@ -803,7 +916,7 @@ public final class Scheduler implements Executor {
 
     @Override
     public String toString() {
-        return "Scheduler[" + workers.length + " workers, " + idle + ", injector=" + injector.size() + ", timers="
+        return "Scheduler[" + configured + " workers, " + idle + ", injector=" + injector.size() + ", timers="
                 + timers.size() + (stopped ? ", stopped" : "") + "]";
     }
 }

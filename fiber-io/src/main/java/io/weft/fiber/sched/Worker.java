@@ -221,11 +221,42 @@ final class Worker implements Runnable {
     private long awakeSinceNanos;
 
     Worker(int index, Scheduler scheduler, int queueCapacity, long seed) {
+        this(index, scheduler, queueCapacity, seed, false);
+    }
+
+    Worker(int index, Scheduler scheduler, int queueCapacity, long seed, boolean spare) {
         this.index = index;
         this.scheduler = scheduler;
         this.queue = new RunQueue(queueCapacity);
         this.random = new SplittableRandom(seed * 31 + index);
+        this.spare = spare;
+        this.active = !spare;
     }
+
+    /**
+     * Whether this is a spare: a worker the stall watch starts when a worker stays inside one task
+     * with work queued behind it (Scheduler.activateSpare), and that retires when it has been idle
+     * for SPARE_LINGER_NANOS.
+     */
+    final boolean spare;
+    /**
+     * Whether a carrier runs (or is about to run) this worker's loop: always for a configured
+     * worker; for a spare, from its activation until its carrier's last act after retiring.
+     */
+    volatile boolean active;
+    /** The carrier thread of this worker's loop now (a spare gets a new one each activation), or null. */
+    volatile WorkerThread carrier;
+    /** For a newly activated spare: the stalled worker to steal from first, or -1. */
+    volatile int handOffFrom = -1;
+    /** Set by a spare's park when it retires: its loop ends. Owner only. */
+    private boolean retired;
+    /** A spare: since when it has run nothing (its polls at that time), for retiring. Owner only. */
+    private long idleSinceNanos;
+
+    private long pollsWhenIdle = -1;
+
+    /** How long an idle spare stays parked, ready for more work, before it retires. */
+    static final long SPARE_LINGER_NANOS = 20_000_000L;
 
     /** Returns whether this worker belongs to {@code owner}. */
     boolean isOf(Scheduler owner) {
@@ -301,10 +332,17 @@ final class Worker implements Runnable {
 
     @Override
     public void run() {
-        parker.bind(Thread.currentThread());
+        if (spare) {
+            parker.rebind(Thread.currentThread()); // a new carrier at each activation
+            retired = false;
+            searching = true; // IdleWorkers.activate counted it as searching
+            pollsWhenIdle = -1; // timed for retiring from its first park in this activation
+        } else {
+            parker.bind(Thread.currentThread());
+        }
         batchStartNanos = System.nanoTime();
         awakeSinceNanos = batchStartNanos;
-        while (!scheduler.isStopped()) {
+        while (!scheduler.isStopped() && !retired) {
             try {
                 turn.invokeExact(this);
             } catch (RuntimeException | Error e) {
@@ -312,6 +350,10 @@ final class Worker implements Runnable {
             } catch (Throwable t) {
                 throw new IllegalStateException(t); // turn() declares no checked exception
             }
+        }
+        if (retired) {
+            active = false; // the last act: the stall watch may start this spare again from now on
+            return;
         }
         drainAtStop();
     }
@@ -427,7 +469,7 @@ final class Worker implements Runnable {
             return job;
         }
         handOff = task; // a continuation (or nothing): for the loop, once the runner has unmounted
-        if (idleCount == idleRunners.length) {
+        if (spare || idleCount == idleRunners.length) { // a spare keeps no idle runners: it may retire
             return Runner.STOP;
         }
         idleRunners[idleCount++] = runner;
@@ -586,8 +628,21 @@ final class Worker implements Runnable {
 
     private Runnable steal() {
         Worker[] workers = scheduler.workers;
-        if (workers.length == 1) {
+        int n = scheduler.extent();
+        if (n == 1) {
             return null;
+        }
+        int from = handOffFrom;
+        if (from >= 0) { // a new spare: the stalled worker's queue first
+            handOffFrom = -1;
+            Runnable task = workers[from].queue.stealInto(queue);
+            if (task == null && workers[from].queue.isEmpty()) {
+                task = workers[from].takeLifo();
+            }
+            if (task != null) {
+                steals++;
+                return task; // a spare starts out searching (IdleWorkers.activate): findWork ends the search
+            }
         }
         if (!searching) {
             if (!scheduler.idle.tryBecomeSearcher()) {
@@ -595,9 +650,9 @@ final class Worker implements Runnable {
             }
             searching = true;
         }
-        int start = random.nextInt(workers.length);
-        for (int i = 0; i < workers.length; i++) {
-            Worker victim = workers[(start + i) % workers.length];
+        int start = random.nextInt(n);
+        for (int i = 0; i < n; i++) {
+            Worker victim = workers[(start + i) % n];
             if (victim != this) {
                 Runnable task = victim.queue.stealInto(queue);
                 if (task == null && victim.queue.isEmpty()) {
@@ -655,12 +710,28 @@ final class Worker implements Runnable {
         }
         if (!skipPark && !scheduler.isStopped()) {
             long parkedAt = System.nanoTime();
+            if (spare && polls != pollsWhenIdle) { // it ran something since it last went idle
+                pollsWhenIdle = polls;
+                idleSinceNanos = parkedAt;
+            }
             parks++;
             busyNanos += parkedAt - awakeSinceNanos;
-            parker.park(scheduler.parkTimeoutNanos(scheduler.maxParkNanos));
+            // up to the next timer; a spare lingers, ready for more work, before it retires
+            parker.park(scheduler.parkTimeoutNanos(spare ? SPARE_LINGER_NANOS : scheduler.maxParkNanos));
             long woke = System.nanoTime();
             awakeSinceNanos = woke;
             batchStartNanos += woke - parkedAt; // the EWMA measures time running tasks
+            if (spare && woke - idleSinceNanos >= SPARE_LINGER_NANOS && scheduler.idle.retire(index)) {
+                // It ran nothing for a whole linger (over several parks, if timers woke it) and
+                // nobody woke it this time (still in the parked set, now taken out for good): it
+                // retires. Its queue and slot are empty (it
+                // found no work before parking, and only its own carrier fills them) and it keeps
+                // no idle runners. Timers due later are fired by the other workers, or, if every
+                // one is stuck, by a spare the stall watch starts then.
+                transitioningToPark = false;
+                retired = true;
+                return;
+            }
         }
         transitioningToPark = false;
         if (!idle.unparkWorkerById(index)) {
@@ -679,6 +750,16 @@ final class Worker implements Runnable {
         }
     }
 
+    /** This worker's poll count now, from any thread (the stall watch). */
+    long pollCount() {
+        return (long) POLLS.getOpaque(this);
+    }
+
+    /** Whether this worker's queue or LIFO slot holds work, from any thread. */
+    boolean hasQueuedWork() {
+        return !queue.isEmpty() || lifo != null;
+    }
+
     /**
      * A snapshot of this worker's counters, from any thread: polls, LIFO hits, steals, injector
      * batches, parks, cancelled jobs, busy nanoseconds (up to the last park, plus the time since
@@ -687,7 +768,7 @@ final class Worker implements Runnable {
     long[] metrics() {
         long since = (long) AWAKE_SINCE.getOpaque(this);
         long busy = (long) BUSY.getOpaque(this);
-        boolean awake = scheduler.idle.isUnparked(index);
+        boolean awake = active && scheduler.idle.isUnparked(index);
         return new long[] {
             (long) POLLS.getOpaque(this),
             (long) LIFO_HITS.getOpaque(this),

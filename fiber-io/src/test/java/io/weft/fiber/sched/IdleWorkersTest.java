@@ -91,4 +91,32 @@ class IdleWorkersTest {
         max.transitionToParked(63, false);
         assertEquals(63, max.workerToNotify(), "the 64th worker's bit works");
     }
+
+    @Test
+    void aSpareIsCountedInWhenActivatedAndOutWhenItRetires() {
+        IdleWorkers idle = new IdleWorkers(2);
+        idle.activate(2);
+        assertEquals(3, idle.active());
+        assertEquals(3, idle.unparked());
+        assertEquals(1, idle.searching(), "a spare starts out searching");
+        assertFalse(idle.tryBecomeSearcher(), "half of three, rounded down: the spare is that one searcher");
+        // the spare finds no work and parks; nobody wakes it: it retires
+        idle.transitionToParked(2, true);
+        assertTrue(idle.retire(2));
+        assertEquals(2, idle.active());
+        assertEquals(2, idle.unparked());
+        assertFalse(idle.isParked(2));
+        assertThrows(IllegalStateException.class, () -> idle.activate(64));
+    }
+
+    @Test
+    void aSpareANotifierTookDoesNotRetire() {
+        IdleWorkers idle = new IdleWorkers(1);
+        idle.activate(1);
+        idle.transitionToParked(1, true);
+        assertEquals(1, idle.workerToNotify(), "work arrived: the parked spare is woken");
+        assertFalse(idle.retire(1), "it was taken: it must search, not retire");
+        assertEquals(2, idle.active());
+        assertEquals(1, idle.searching());
+    }
 }

@@ -130,7 +130,8 @@ class SchedulerDefectsTest {
         try {
             blockOneWorker(scheduler, release);
             Worker busy = null;
-            for (Worker w : scheduler.workers) {
+            for (int i = 0; i < scheduler.workerCount(); i++) {
+                Worker w = scheduler.workers[i];
                 if (!scheduler.idle.isParked(w.index)) {
                     busy = w;
                 }

@@ -5,6 +5,7 @@
  */
 module io.weft.fiber {
     requires transitive io.weft;
+    requires java.management; // the stall watch reads carriers' CPU time
 
     exports io.weft.fiber;
 }

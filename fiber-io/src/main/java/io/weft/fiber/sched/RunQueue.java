@@ -160,6 +160,11 @@ final class RunQueue {
         return slots.length;
     }
 
+    /** The head word: it changes whenever a task leaves the queue (a pop or a steal). Any thread. */
+    long headWord() {
+        return head;
+    }
+
     /**
      * The number of queued tasks, not counting tasks a stealer has claimed but not yet released.
      * Thread-safe; exact for the owner, a snapshot in {@code [0, capacity]} for other threads.

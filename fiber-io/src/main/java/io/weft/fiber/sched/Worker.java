@@ -340,6 +340,9 @@ final class Worker implements Runnable {
         } else {
             parker.bind(Thread.currentThread());
         }
+        if (Thread.currentThread() instanceof WorkerThread self && !scheduler.clockIsVirtual()) {
+            self.osTid = OsThreads.currentTid(); // for the stall watch (one readlink per carrier start)
+        }
         batchStartNanos = System.nanoTime();
         awakeSinceNanos = batchStartNanos;
         while (!scheduler.isStopped() && !retired) {
@@ -750,14 +753,26 @@ final class Worker implements Runnable {
         }
     }
 
-    /** This worker's poll count now, from any thread (the stall watch). */
-    long pollCount() {
-        return (long) POLLS.getOpaque(this);
+    /**
+     * This worker's progress count now, from any thread (the stall watch): tasks polled plus tasks
+     * ended on it, so a task running others in place (join helping) counts as moving.
+     */
+    long progress() {
+        return (long) POLLS.getOpaque(this) + (long) ENDED.getOpaque(this);
     }
 
     /** Whether this worker's queue or LIFO slot holds work, from any thread. */
     boolean hasQueuedWork() {
         return !queue.isEmpty() || lifo != null;
+    }
+
+    /**
+     * A mark that changes when work leaves this worker's queue or LIFO slot (a steal, a pop, the
+     * slot taken or refilled), from any thread: the stall watch tells work nobody takes from work
+     * others are taking.
+     */
+    long queueMark() {
+        return queue.headWord() * 31 + System.identityHashCode(lifo);
     }
 
     /**

@@ -210,11 +210,12 @@ public final class FiberIo implements Io, AutoCloseable {
         private Builder() {}
 
         /**
-         * Sets how long a worker may stay inside one task, with other work queued behind it, before
-         * a spare worker is started to run that work (2 ms by default; {@link Duration#ZERO} turns
-         * this off). A task that blocks its carrier (blocking file I/O, a wait pinned to the
-         * carrier, a long computation) then delays other tasks by about this much, not until it
-         * returns. Spares are extra carrier threads (at most 64 carriers in all) that retire after
+         * Sets how long a worker's carrier may stay blocked inside one task, with work queued behind
+         * it that nobody takes, before a spare worker is started to run that work (2 ms by default;
+         * {@link Duration#ZERO} turns this off). A task that blocks its carrier in the kernel
+         * (blocking file I/O, a wait pinned to the carrier) then delays other tasks by a few times
+         * this, not until it returns. A task that computes gets no spare (it would oversubscribe
+         * the cores); on Linux the kernel's thread state tells the two apart, elsewhere CPU time. Spares are extra carrier threads (at most 64 carriers in all) that retire after
          * 20 ms idle; {@link FiberIo#metrics()} counts them. A virtual clock never starts spares:
          * its runs must not depend on real time. {@link Io#blocking} avoids the stall altogether.
          *

@@ -43,7 +43,7 @@ final class StallWatch implements Runnable {
      * workers stay stuck, as before.
      *
      * A worker is timed from the first look that sees it active (a new spare, or a configured
-     * worker at start), never from an earlier one. A look that comes much later than its period
+     * worker at start), never from an earlier one. A look that comes over twice its period late
      * (the watch was held up: a GC pause, an oversubscribed machine, which held the workers too)
      * only restarts every timing: unmoved counts say nothing then.
      *
@@ -92,7 +92,7 @@ final class StallWatch implements Runnable {
             LockSupport.parkNanos(this, period);
             long now = System.nanoTime();
             try {
-                if (now - lastLook > 4 * period) {
+                if (now - lastLook > 2 * period) {
                     // The watch itself was held up (a GC pause, an oversubscribed machine): the
                     // workers were too, so unmoved counts say nothing. Time everyone from now.
                     forgetTimings(now);

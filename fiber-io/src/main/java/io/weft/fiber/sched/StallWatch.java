@@ -22,7 +22,9 @@ final class StallWatch implements Runnable {
      * that runs long while others steal what it spawns is not a stall), or every active worker
      * is stuck so and the shared queue holds work or a timer is due (nobody would fire it), and
      * no worker is parked (a parked worker would be woken for the work the usual way), the watch
-     * starts a spare. "Inside one task" means blocked in the kernel: on Linux the watch reads the
+     * starts spares: one per task waiting there plus one, at most MAX_SPARES_PER_LOOK (a spare
+     * that takes a blocking task is stuck in turn, and each detection costs a threshold: with
+     * one spare per look, StallTest's first probe waited 6.7-8.4 ms, now 1.5-3.4). "Inside one task" means blocked in the kernel: on Linux the watch reads the
      * still carrier's state from /proc (OsThreads; 'S' sleeping or 'D' disk, on two looks in a
      * row, since a safepoint puts every thread to sleep for a moment); elsewhere it reads the
      * carrier's CPU time (ThreadMXBean) and takes a carrier that used a quarter of the CPU or more
@@ -37,9 +39,9 @@ final class StallWatch implements Runnable {
      * touching the stuck worker: it is inside a task, its queue is stolen the usual way, and when
      * the task returns it goes on as before (for a while there are more carriers than configured).
      *
-     * At most one spare per look, and a stuck worker that got one is timed again from that look,
-     * so a worker stuck for long gets another spare only if work is still queued behind it a
-     * threshold later. At most 64 carriers in all (IdleWorkers' bitmap); past that, stuck
+     * At most one spare per task waiting behind the stuck worker (or in the shared queue) per look,
+     * and at most MAX_SPARES_PER_LOOK; a stuck worker that got spares is timed again from that
+     * look, so it gets more only if work is still queued behind it, untouched, a threshold later. At most 64 carriers in all (IdleWorkers' bitmap); past that, stuck
      * workers stay stuck, as before.
      *
      * A worker is timed from the first look that sees it active (a new spare, or a configured
@@ -109,7 +111,7 @@ final class StallWatch implements Runnable {
     /** One look at every active worker; starts at most one spare. */
     void look(long now) {
         Worker[] workers = scheduler.workers;
-        int stuckWithWork = -1;
+        long stuckWithWork = 0; // bit i: worker i is stuck with untouched work behind it
         int active = 0;
         int stuck = 0;
         boolean anyParked = false;
@@ -149,22 +151,40 @@ final class StallWatch implements Runnable {
                 continue;
             }
             stuck++;
-            if (stuckWithWork < 0 && queued && now - untouchedSince[i] >= thresholdNanos) {
-                stuckWithWork = i; // and nobody took any of the work behind it for a threshold either
+            if (queued && now - untouchedSince[i] >= thresholdNanos) {
+                stuckWithWork |= 1L << i; // and nobody took any of the work behind it for a threshold either
             }
         }
         boolean starved = stuck == active && active > 0 && (!scheduler.injector.isEmpty() || scheduler.timerDue());
         // A parked worker means the queued work will be found the usual way: a worker parks only
         // after finding every queue empty, and a push wakes a parked worker when nobody searches.
-        if (!anyParked && (stuckWithWork >= 0 || starved) && scheduler.activateSpare(stuckWithWork)) {
-            if (stuckWithWork >= 0) {
-                stillSince[stuckWithWork] = now; // another spare for it only a threshold from now
-                untouchedSince[stuckWithWork] = now;
-            } else {
-                forgetTimings(now);
+        if (anyParked) {
+            return;
+        }
+        int budget = MAX_SPARES_PER_LOOK;
+        for (long left = stuckWithWork; left != 0 && budget > 0; left &= left - 1) {
+            int w = Long.numberOfTrailingZeros(left);
+            Worker stuckWorker = workers[w];
+            // one spare per task waiting behind it, and one more for whatever comes next
+            int wanted = Math.min(budget, stuckWorker.queue.size() + (stuckWorker.hasLifo() ? 1 : 0) + 1);
+            for (int k = 0; k < wanted && scheduler.activateSpare(w); k++) {
+                budget--; // it steals from the stuck worker first
             }
+            stillSince[w] = now; // more spares for it only a threshold from now
+            untouchedSince[w] = now;
+        }
+        if (stuckWithWork == 0 && starved) {
+            // every worker is blocked and the shared queue waits (or a timer is due)
+            int wanted = Math.min(budget, scheduler.injector.size() + 1);
+            for (int k = 0; k < wanted && scheduler.activateSpare(-1); k++) {
+                // started one
+            }
+            forgetTimings(now);
         }
     }
+
+    /** At most this many spares start at one look. */
+    static final int MAX_SPARES_PER_LOOK = 4;
 
     /**
      * Whether worker {@code i}, whose progress has not moved since stillSince, is blocked: still

@@ -21,7 +21,10 @@ final class BlockingPool {
      * Elastic, bounded, reused: a body goes to an idle pool thread if one is waiting (the queue's
      * offer is a tryTransfer, which succeeds only then); else the pool makes a thread, up to
      * `max`; at the limit it is queued (the rejection handler enqueues) and the next thread to
-     * finish takes it. Idle threads end after 30 s. A plain ThreadPoolExecutor with a queue
+     * finish takes it. Idle threads end after 30 s, except one (the core thread): with none, a
+     * body queued just as the last thread timed out would wait for the next call to make one.
+     * (Known: the hand-off picks the longest-idle thread, so a steady trickle of calls keeps
+     * every thread of a past burst alive; a LIFO hand-off would let the unused ones end.) A plain ThreadPoolExecutor with a queue
      * would not do: it makes a new thread for each submission while below its core size, even
      * with idle threads, and with a bounded hand-off queue it rejects at the limit.
      *
@@ -55,7 +58,7 @@ final class BlockingPool {
         AtomicInteger numbers = new AtomicInteger();
         HandOff queue = new HandOff();
         this.pool = new ThreadPoolExecutor(
-                0,
+                1, // one thread stays once made: a body the rejection handler queues always has one to take it
                 max,
                 30,
                 TimeUnit.SECONDS,

@@ -117,7 +117,10 @@ public record FiberDump(
                 state += ", cancelling";
             }
             // a helper waits for the task it runs in place, which is listed (and judged) itself
-            allParkedOnWeft &= helped != null || parked && !(token.blocker() instanceof Sleep.Until);
+            // ... and on something inside the FiberIo: a future completed from outside (Future.from
+            // of a CompletableFuture: an Io.blocking body, an HTTP response) or a timer can end it
+            allParkedOnWeft &= helped != null
+                    || parked && !(token.blocker() instanceof Sleep.Until) && !completedFromOutside(token.blocker());
             Task<?> spawner = task.spawner();
             long awaitsId = awaited != null && ids.containsKey(awaited) ? ids.get(awaited) : 0;
             if (awaitsId != 0) {
@@ -171,6 +174,11 @@ public record FiberDump(
         }
         return new FiberDump(
                 fiberIo.name(), container, fiberIo.nowMs(), liveTasks, new ArrayList<>(entries.values()), deadlocks);
+    }
+
+    /** Whether {@code blocker} is a future no task of any Io completes: Future.from of a stage. */
+    private static boolean completedFromOutside(Object blocker) {
+        return blocker instanceof Task<?> task && task.io() == null;
     }
 
     private static String describe(Object blocker, ParkToken token) {

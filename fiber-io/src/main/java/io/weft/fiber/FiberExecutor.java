@@ -42,7 +42,10 @@ final class FiberExecutor implements ScheduledExecutorService {
      * user's code; shutdownNow claims it the other way (WAITING -> DRAINED) before it cancels the
      * task. Exactly one CAS wins, so a submission is either run or handed back by shutdownNow,
      * never both and never neither; whoever runs a handed-back one moves it DRAINED -> RUN_BY_CALLER
-     * (once) and completes its future (a delayed submission sleeping in its task is still WAITING: it
+     * (once) and completes its future. A cancel moves WAITING -> CANCELLED (a delayed task waking
+     * then finds it taken and does not run), and a submitter that finds the executor shut down
+     * after adding its entry moves WAITING -> REJECTED before refusing (if shutdownNow drained the
+     * entry first, the submission stands: it is in shutdownNow's list) (a delayed submission sleeping in its task is still WAITING: it
      * has not commenced, so shutdownNow hands it back).
      *
      * The JDK future is a CompletableFuture completed from the task's outcome by the task's one
@@ -77,6 +80,8 @@ final class FiberExecutor implements ScheduledExecutorService {
     private static final int RUNNING = 1;
     private static final int DRAINED = 2;
     private static final int RUN_BY_CALLER = 3;
+    private static final int CANCELLED = 4;
+    private static final int REJECTED = 5;
 
     private final FiberIo io;
     private final Set<Submission<?>> live = ConcurrentHashMap.newKeySet();
@@ -156,6 +161,12 @@ final class FiberExecutor implements ScheduledExecutorService {
         s.task = task; // before the entry is visible: shutdown() and shutdownNow() cancel it
         live.add(s);
         if (isShutdown()) { // raced shutdown(): it may not have seen the entry, so take it back
+            if (!CLAIM.compareAndSet(s, WAITING, REJECTED)) {
+                // shutdownNow took it already and hands it back: accepted, not refused. Its task
+                // was cancelled before it started: retire the entry as its onDone would.
+                task.onDone(s::taskDone);
+                return s;
+            }
             live.remove(s);
             tryTerminate();
             throw new RejectedExecutionException(this + " is shut down");
@@ -374,7 +385,11 @@ final class FiberExecutor implements ScheduledExecutorService {
                 // a fixed rate keeps its schedule (a late run is followed by the next at once, as in
                 // the JDK's ScheduledThreadPoolExecutor); a fixed delay counts from this run's end
                 dueMs = periodStep > 0 ? dueMs + periodStep : io.nowMs() - periodStep;
-                sleepUntil(dueMs);
+                if (dueMs <= io.nowMs()) {
+                    Io.yield(); // behind schedule: still a suspend point, so a cancel ends it and others run
+                } else {
+                    sleepUntil(dueMs);
+                }
             }
         }
 
@@ -407,7 +422,7 @@ final class FiberExecutor implements ScheduledExecutorService {
 
         /** The task's one onDone action: copies its outcome (unless drained) and retires the entry. */
         void taskDone() {
-            if (claim <= RUNNING) { // a drained submission is completed by whoever runs it
+            if (claim <= RUNNING) { // a drained one is completed by whoever runs it; a cancelled one is done
                 switch (task.state()) {
                     case SUCCESS -> future.complete(task.resultNow());
                     case FAILED -> future.completeExceptionally(task.exceptionNow());
@@ -435,9 +450,10 @@ final class FiberExecutor implements ScheduledExecutorService {
         public boolean cancel(boolean mayInterruptIfRunning) {
             // true only for the call that completed it (CompletableFuture.cancel is true again on a
             // cancelled one; the JDK's Future says a second cancel finds it done)
-            if (!future.completeExceptionally(new CancellationException(this + " was cancelled"))) {
+            if (future.isDone() || !future.completeExceptionally(new CancellationException("cancelled"))) {
                 return false;
             }
+            CLAIM.compareAndSet(this, WAITING, CANCELLED); // not begun: its task must not begin it
             Task<T> t = task;
             if (t != null) {
                 t.cancel(); // a Weft cancel: a running task unwinds at its next suspend point

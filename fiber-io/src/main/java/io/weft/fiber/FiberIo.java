@@ -13,11 +13,12 @@ import io.weft.internal.HelpsAwaiters;
 import io.weft.internal.RootTasks;
 import io.weft.internal.Task;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -145,8 +146,12 @@ public final class FiberIo implements Io, AutoCloseable {
 
     private final Object blockingLock = new Object();
     private final int blockingThreads;
-    /** The executors handed out and not terminated: closing shuts them down. */
-    private final Set<FiberExecutor> executors = ConcurrentHashMap.newKeySet();
+    /**
+     * The executors handed out and not terminated: closing shuts them down. Weak: an executor
+     * nobody holds is forgotten (its running submissions hold it, so it stays while they run).
+     */
+    private final Set<FiberExecutor> executors =
+            Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
     private FiberIo(Builder builder) {
         Carriers.checkAvailable();
@@ -601,6 +606,7 @@ public final class FiberIo implements Io, AutoCloseable {
         if (!scheduler.isWorkerThread()) {
             return Io.super.callBlocking(body); // a plain thread: it may block itself
         }
+        Io.checkpoint(); // a cancelled caller starts nothing
         BlockingPool pool = blockingPool;
         if (pool == null) {
             synchronized (blockingLock) {
@@ -688,7 +694,11 @@ public final class FiberIo implements Io, AutoCloseable {
                 return List.of();
             }
             closing = true;
-            executors.forEach(FiberExecutor::ioClosing); // they refuse submissions from now on
+            List<FiberExecutor> open;
+            synchronized (executors) {
+                open = List.copyOf(executors);
+            }
+            open.forEach(FiberExecutor::ioClosing); // they refuse submissions from now on
             scheduler.cancelAll();
             long deadline = System.nanoTime() + timeout.toNanos();
             boolean interrupted = false;

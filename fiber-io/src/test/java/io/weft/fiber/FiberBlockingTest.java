@@ -17,7 +17,6 @@ import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -63,7 +62,7 @@ class FiberBlockingTest {
             Future<Object> caller = io.spawn(() -> Io.blocking(() -> {
                 entered.countDown();
                 try {
-                    Thread.sleep(TimeUnit.DAYS.toMillis(1));
+                    new CountDownLatch(1).await(); // blocks its thread until interrupted
                 } catch (InterruptedException e) {
                     interrupted.set(true);
                 }
@@ -116,11 +115,23 @@ class FiberBlockingTest {
     }
 
     @Test
-    void aClosedFiberIoRefusesBlockingCalls() {
+    void closingTheFiberIoInterruptsTheBodiesStillRunning() throws Exception {
         FiberIo io = FiberIo.builder().workers(1).build();
-        io.call(() -> Io.blocking(() -> 1)); // makes the pool
-        io.close();
-        assertThrows(IllegalStateException.class, () -> Io.with(io).call(() -> Io.blocking(() -> 1)));
+        CountDownLatch entered = new CountDownLatch(1);
+        AtomicBoolean interrupted = new AtomicBoolean();
+        Future<Object> caller = io.spawn(() -> Io.blocking(() -> {
+            entered.countDown();
+            try {
+                new CountDownLatch(1).await(); // a body that never ends by itself
+            } catch (InterruptedException e) {
+                interrupted.set(true);
+            }
+            return null;
+        }));
+        entered.await();
+        io.close(); // cancels the caller (it stops waiting), then stops the pool
+        assertEquals(Future.State.CANCELLED, caller.state());
+        await().until(interrupted::get);
         assertThrows(NullPointerException.class, () -> Io.blocking(null));
     }
 }

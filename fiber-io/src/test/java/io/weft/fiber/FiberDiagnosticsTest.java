@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.sun.management.HotSpotDiagnosticMXBean;
 import io.weft.Future;
 import io.weft.Io;
+import io.weft.ParkToken;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -176,9 +177,16 @@ class FiberDiagnosticsTest {
     @Test
     void tasksThatAllWaitForEachOtherAreReportedAsADeadlock() {
         try (FiberIo io = FiberIo.builder().workers(2).name("stuck").build()) {
-            CompletableFuture<Object> never = new CompletableFuture<>();
-            Future<Object> bridge = Future.from(never); // completed by nobody in the FiberIo
-            io.spawn(() -> Io.async("a", bridge::await).await());
+            Object lostSignal = new Object();
+            ParkToken[] parked = new ParkToken[1];
+            // a task parked on a token nobody will ready (what a lost wake-up leaves behind)
+            io.spawn(() -> Io.async("a", () -> {
+                        ParkToken token = ParkToken.create(lostSignal);
+                        parked[0] = token;
+                        Io.current().suspendRaw(token);
+                        return null;
+                    })
+                    .await());
             await().until(() -> io.dump().tasks().size() == 2
                     && io.dump().tasks().stream().allMatch(t -> !t.state().equals("RUNNING")));
             FiberDump dump = io.dump();
@@ -187,13 +195,28 @@ class FiberDiagnosticsTest {
             assertTrue(dump.toString().contains("DEADLOCK"));
 
             // a task on a timer can make progress: no deadlock claimed
-            io.spawn(() -> {
+            Future<Object> sleeper = io.spawn(() -> {
                 Io.sleep(Duration.ofDays(1));
                 return null;
             });
             await().until(() -> io.dump().tasks().size() == 3);
             assertEquals(List.of(), io.dump().deadlocks());
-            never.complete("late");
+            sleeper.cancel();
+            io.ready(parked[0]);
+            await().until(() -> io.liveTasks() == 0);
+        }
+    }
+
+    @Test
+    void aTaskAwaitingAFutureCompletedFromOutsideIsNoDeadlock() {
+        try (FiberIo io = FiberIo.builder().workers(1).name("outside").build()) {
+            CompletableFuture<String> response = new CompletableFuture<>(); // an HTTP response, a blocking call...
+            Future<String> waiting = io.spawn(() -> Future.from(response).await());
+            await().until(() ->
+                    io.dump().tasks().stream().anyMatch(t -> t.state().equals("PARKED")));
+            assertEquals(List.of(), io.dump().deadlocks(), () -> io.dump().toString());
+            response.complete("late");
+            assertEquals("late", waiting.await());
         }
     }
 

@@ -223,6 +223,71 @@ class FiberExecutorTest {
         }
     }
 
+    /**
+     * A submitter racing shutdownNow: a submission is refused (and never runs), or accepted (and
+     * runs exactly once, by its task or from shutdownNow's list). Before the REJECTED claim, one
+     * refused after shutdownNow had drained it ran from the list although its submitter was told no.
+     */
+    @Test
+    void aSubmissionRacingShutdownNowIsRefusedOrRunsOnce() throws Exception {
+        try (FiberIo io = FiberIo.builder().workers(2).build()) {
+            for (int round = 0; round < 100; round++) {
+                ScheduledExecutorService executor = io.executor();
+                java.util.concurrent.atomic.AtomicIntegerArray runs =
+                        new java.util.concurrent.atomic.AtomicIntegerArray(10_000);
+                Set<Integer> refused = ConcurrentHashMap.newKeySet();
+                CountDownLatch started = new CountDownLatch(1);
+                Thread submitter = Thread.ofPlatform().start(() -> {
+                    for (int i = 0; i < 10_000; i++) {
+                        int id = i;
+                        try {
+                            executor.execute(() -> runs.incrementAndGet(id));
+                        } catch (RejectedExecutionException e) {
+                            refused.add(id);
+                        }
+                        if (i == 10) {
+                            started.countDown();
+                        }
+                    }
+                });
+                started.await();
+                List<Runnable> handedBack = executor.shutdownNow();
+                submitter.join();
+                handedBack.forEach(Runnable::run);
+                assertTrue(executor.awaitTermination(10, TimeUnit.SECONDS));
+                for (int i = 0; i < 10_000; i++) {
+                    int expected = refused.contains(i) ? 0 : 1;
+                    assertEquals(expected, runs.get(i), "round " + round + ", submission " + i);
+                }
+            }
+        }
+    }
+
+    /** A fixed-rate task that runs longer than its period still ends when cancelled. */
+    @Test
+    void aFixedRateTaskBehindItsScheduleIsStillCancellable() throws Exception {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            ScheduledExecutorService executor = io.executor();
+            java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+            ScheduledFuture<?> late = executor.scheduleAtFixedRate(
+                    () -> {
+                        runs.incrementAndGet();
+                        long until = System.nanoTime() + 3_000_000;
+                        while (System.nanoTime() < until) {
+                            Thread.onSpinWait(); // 3 ms of work for a 1 ms period: always behind
+                        }
+                    },
+                    0,
+                    1,
+                    TimeUnit.MILLISECONDS);
+            await().until(() -> runs.get() >= 3);
+            assertTrue(late.cancel(true));
+            executor.shutdown();
+            assertTrue(executor.awaitTermination(10, TimeUnit.SECONDS), "the late task ended");
+            assertEquals("ran", io.spawn(() -> "ran").await(), "and it let the worker go");
+        }
+    }
+
     @Test
     void delaysAndPeriodsRunOnTheVirtualClock() throws Exception {
         try (FiberIo io = FiberIo.builder().workers(1).virtualClock().build()) {
@@ -304,8 +369,8 @@ class FiberExecutorTest {
                         Io.sleep(Duration.ofDays(1));
                         return "slow";
                     }),
-                    100,
-                    TimeUnit.MILLISECONDS);
+                    2,
+                    TimeUnit.SECONDS);
             assertEquals("quick", timed.get(0).get());
             assertTrue(timed.get(1).isCancelled());
 

@@ -100,9 +100,11 @@ class FiberMetricsTest {
                 for (int i = 0; i < 50; i++) {
                     parts.add(Io.async(() -> Thread.currentThread().getName()));
                 }
-                // this task keeps its worker busy until the parts are done: only a steal runs them
-                await().atMost(Duration.ofSeconds(30))
-                        .until(() -> parts.stream().allMatch(Future::isDone));
+                // this task keeps its worker busy (it computes: no spare for it) until the parts are
+                // done: only the other worker, stealing them, can run them
+                while (!parts.stream().allMatch(Future::isDone)) {
+                    Thread.onSpinWait();
+                }
             });
             FiberMetrics m = io.metrics();
             assertTrue(m.steals() >= 1, m::toString);

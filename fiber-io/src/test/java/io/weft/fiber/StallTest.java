@@ -105,8 +105,10 @@ class StallTest {
             });
             holding.await();
             Future<String> behind = io.spawn(() -> "ran");
-            Thread.sleep(50); // ten thresholds of the default: with the watch off, nothing runs it
-            assertEquals(Future.State.PENDING, behind.state());
+            // for 25 thresholds of the default: with the watch off, nothing runs it
+            await().during(Duration.ofMillis(50))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> behind.state() == Future.State.PENDING);
             assertEquals(0, io.metrics().sparesStarted());
             released.set(true);
             assertEquals("ran", behind.await());

@@ -113,6 +113,8 @@ public final class Scheduler implements Executor {
     private final long seed;
     /** Whether the stall watch was started. Guarded by this. */
     private boolean watching;
+    /** The stall watch's thread, or null; stop() wakes and joins it. */
+    private volatile Thread watch;
     /** Spares started since the scheduler was built (for metrics). */
     private final AtomicLong sparesStarted = new AtomicLong();
 
@@ -314,9 +316,10 @@ public final class Scheduler implements Executor {
             return;
         }
         watching = true;
-        Thread watch = new Thread(null, new StallWatch(this, threshold.toNanos()), name + "-stall-watch", 0, false);
-        watch.setDaemon(true);
-        watch.start();
+        Thread thread = new Thread(null, new StallWatch(this, threshold.toNanos()), name + "-stall-watch", 0, false);
+        thread.setDaemon(true);
+        watch = thread;
+        thread.start();
     }
 
     @Override
@@ -817,12 +820,16 @@ public final class Scheduler implements Executor {
         for (int i = 0, n = extent; i < n; i++) {
             workers[i].parker.unpark();
         }
+        Thread watcher = watch;
+        if (watcher != null) {
+            LockSupport.unpark(watcher); // it sees `stopped` and ends; joined with the carriers below
+        }
         long deadline = System.nanoTime() + timeout.toNanos();
         boolean allEnded = true;
         // The caller's interrupt does not cut the wait short (every join would throw at once and a
         // worker a few microseconds from its end would be reported stuck); it is kept for after.
         boolean interrupted = Thread.interrupted();
-        for (WorkerThread thread : carriers()) {
+        for (Thread thread : stoppingThreads()) {
             if (thread == Thread.currentThread()) {
                 continue;
             }
@@ -860,6 +867,20 @@ public final class Scheduler implements Executor {
     /** The carrier threads: the configured workers', then the spares' (current or last). */
     private List<WorkerThread> carriers() {
         List<WorkerThread> all = new ArrayList<>(List.of(threads));
+        return withSpares(all);
+    }
+
+    /** The threads stop() waits for: the carriers and the stall watch. */
+    private List<Thread> stoppingThreads() {
+        List<Thread> all = new ArrayList<>(carriers());
+        Thread watcher = watch;
+        if (watcher != null) {
+            all.add(watcher);
+        }
+        return all;
+    }
+
+    private List<WorkerThread> withSpares(List<WorkerThread> all) {
         for (int i = configured, n = extent; i < n; i++) {
             WorkerThread carrier = workers[i].carrier;
             if (carrier != null) {

@@ -63,11 +63,15 @@ public final class ParkToken {
     private final Task<?> task;
     private final Object blocker;
     /**
-     * When the token was made, in units of 2^20 ns (about 1 ms) of {@link System#nanoTime()},
-     * truncated to an int: fits beside the other fields in 32 bytes, and wraps only after about
-     * 26 days, longer than any wait it measures.
+     * When the owner began to park on this token, in units of 2^20 ns (about 1 ms) of {@link
+     * System#nanoTime()}, truncated to an int (it fits beside the other fields in 32 bytes, and
+     * wraps only after about 26 days, longer than any wait it measures); {@link #NOT_PARKED}
+     * until then. Stamped by the owner when it parks, not when the token is made: a clock read
+     * costs about 26 ns on a virtual machine's clock source, and most tokens are readied before
+     * their owner parks (a help, a hand-off) or park for far longer. Plain: only the owner
+     * writes it; a diagnostic read from another thread may see the old value.
      */
-    private final int since;
+    private int since = NOT_PARKED;
 
     private volatile int state;
 
@@ -75,10 +79,11 @@ public final class ParkToken {
         this.owner = owner;
         this.task = task;
         this.blocker = blocker;
-        this.since = (int) (System.nanoTime() >>> SINCE_SHIFT);
     }
 
     private static final int SINCE_SHIFT = 20;
+    /** {@link #since} before the owner parks. */
+    private static final int NOT_PARKED = Integer.MIN_VALUE;
 
     /**
      * Creates a token for the calling thread (and its current task, if any) to park on once.
@@ -112,13 +117,18 @@ public final class ParkToken {
     }
 
     /**
-     * Returns how long ago this token was made (when its wait began), to about a millisecond.
+     * Returns how long the owner has been parked on this token (since its wait began), to about a
+     * millisecond; zero if it has not parked on it.
      *
-     * @return the time since the token was made
+     * @return the time since the owner began to park on this token
      */
     public java.time.Duration age() {
+        int began = since;
+        if (began == NOT_PARKED) {
+            return java.time.Duration.ZERO;
+        }
         int now = (int) (System.nanoTime() >>> SINCE_SHIFT);
-        return java.time.Duration.ofNanos(Math.max(0, now - since) * (1L << SINCE_SHIFT));
+        return java.time.Duration.ofNanos(Math.max(0, now - began) * (1L << SINCE_SHIFT));
     }
 
     /**
@@ -210,6 +220,9 @@ public final class ParkToken {
     }
 
     private void waitUntil(Runnable waitStep, Task<?> parked) {
+        if (state != READY) {
+            since = (int) (System.nanoTime() >>> SINCE_SHIFT); // the wait begins (see `since`)
+        }
         boolean interrupted = false;
         try {
             while (state != READY

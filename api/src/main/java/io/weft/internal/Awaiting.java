@@ -30,7 +30,9 @@ final class Awaiting {
      *
      * Per await that parks: ParkToken + Wakeup (2 allocations), 1 CAS to push, the park, the
      * removal. An await of a done task: one volatile read. An await of an unstarted task of a
-     * helping Io: one CAS (the claim) and the helped task's own run, no park.
+     * helping Io: one CAS (the claim), two volatile writes (the awaiter's `helping` link, set and
+     * cleared by runClaimed), the run's closure (and what the Io sets aside of the thread), no clock
+     * read, and the helped task's own run; no park.
      */
 
     /** How deep tasks may run in place inside one another on one stack. */
@@ -110,9 +112,9 @@ final class Awaiting {
      * Join helping: if {@code awaited} has not started and belongs to the awaiter's Io, and that Io
      * {@linkplain HelpsAwaiters helps awaiters}, claims it and runs it here, on the awaiter's stack,
      * under its own binding (current task, cancellation), then returns true (it is done). While
-     * it runs, a cancellation of the awaiter wakes this thread (the awaiter's parked token is a
-     * token of this thread) and is in effect at the helped task's suspend points: it unwinds as
-     * cancelled, then the awaiter's await reports that.
+     * it runs, a cancellation of the awaiter wakes the helped task if it is parked (the
+     * awaiter's {@code helping} link leads the canceller to it) and is in effect at the helped
+     * task's suspend points: it unwinds as cancelled, then the awaiter's await reports that.
      */
     private static boolean tryHelp(Task<?> awaited, Task<?> me) {
         Io io = awaited.io();
@@ -127,15 +129,11 @@ final class Awaiting {
         if (!awaited.claimForHelper(me)) {
             return false; // started, or cancelled, meanwhile: wait for it the usual way
         }
-        me.publishParked(
-                ParkToken.create()); // a cancel of `me` now unparks this thread, wherever the helped task parks
-        me.setHelping(awaited);
-        try {
-            inPlace.runInPlace(io, awaited, () -> awaited.runClaimed(me));
-        } finally {
-            me.setHelping(null);
-            me.publishParked(null);
-        }
+        // No token of its own: runClaimed records the helped task in me.helping (volatile) before
+        // its body runs, and a cancel of `me` that finds `helping` set wakes the helped task
+        // wherever it parks (Task.requestCancel); one that comes before finds the helped task's
+        // first suspend point already in effect (it walks to `me` through inlineParent).
+        inPlace.runInPlace(io, awaited, () -> awaited.runClaimed(me));
         return true;
     }
 

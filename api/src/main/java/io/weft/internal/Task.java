@@ -499,6 +499,11 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                 ParkToken p = parked;
                 if (p != null) {
                     Wake.unpark(p.owner());
+                } else if (helping != null) {
+                    // It runs a task in place (join helping), which is part of it: wake that task
+                    // if it is parked at a suspend point; it sees this cancel through its inline
+                    // parent (one side sees the other: see wakeParked)
+                    wakeParked();
                 } else {
                     interruptBlockedCall();
                 }
@@ -777,11 +782,6 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         }
     }
 
-    /** Records (or clears, with null) the task this one runs in place now; this task's own thread only. */
-    void setHelping(Task<?> helped) {
-        helping = helped;
-    }
-
     /**
      * Returns the task this one is running in place now (join helping), or null: an Io that
      * cancels every task it runs follows this chain, since a shielded helper's cancellation does
@@ -789,11 +789,6 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      */
     public Task<?> helping() {
         return helping;
-    }
-
-    /** Publishes (or clears) the token a cancel of this task unparks; this task's own thread only. */
-    void publishParked(ParkToken token) {
-        parked = token;
     }
 
     /** Records what this task awaits (null when done awaiting), for others' cycle checks. */

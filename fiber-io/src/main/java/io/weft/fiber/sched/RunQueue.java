@@ -43,7 +43,8 @@ final class RunQueue {
      *
      * Operations (who -> what):
      *
-     *   push     owner     slot[tail] = task; tail = tail + 1 (release)
+     *   push     owner     slot[tail] = task; tail = tail + 1 (release); head is loaded only
+     *                      when tail reaches the cached limit (see "Push without reading head")
      *            if full and no steal: CAS head (r, r) -> (r + cap/2, r + cap/2), then move
      *            those cap/2 tasks and the new one to the injector in one batch;
      *            if full during a steal: the new task alone goes to the injector
@@ -94,6 +95,16 @@ final class RunQueue {
      * GC: slots are nulled when their task leaves (pop, steal, overflow, drain), so a queue does
      * not keep finished tasks, and the fibers they close over, reachable.
      *
+     * Push without reading head: the owner keeps `pushLimit`, `steal + capacity` from its last
+     * acquire load of head, and writes slot[tail] without loading head again while tail is below
+     * it. Head only moves forward (pops and steals advance both halves), so the cached limit is
+     * never past the true one, and the acquire load that computed it precedes the write in the
+     * owner's program order: the "stealer copy -> owner reuse" ordering above still holds. Only
+     * when the tail reaches the cached limit does push load head again (and refresh the limit).
+     * Why: head is CASed by every stealer and every pop; a push that loads it on each call
+     * misses in cache whenever a thief works on this queue, which is exactly during a burst of
+     * spawns (spawn_many_local: the owner's push was ~10% of the spawning task's samples).
+     *
      * Alternatives: a Chase-Lev deque (owner pops LIFO at the tail, thieves take one at a time
      * from the head) needs a StoreLoad fence on every owner pop and steals one task per CAS;
      * Weft wants FIFO local order (the LIFO slot provides the cache-hot LIFO step) and batch
@@ -121,6 +132,12 @@ final class RunQueue {
     private volatile long head;
     /** Next position to push; written only by the owner (release), read by others (acquire). */
     private int tail;
+    /**
+     * Owner only (plain): the position the tail may reach without reading head, i.e. `steal +
+     * capacity` as of the owner's last acquire load of head. Head only moves forward, so this is
+     * a lower bound of the true limit; see "Push without reading head" in the notes.
+     */
+    private int pushLimit;
 
     /**
      * Creates an empty queue.
@@ -148,6 +165,7 @@ final class RunQueue {
         this.slots = new Runnable[capacity];
         this.mask = capacity - 1;
         this.tail = startIndex;
+        this.pushLimit = startIndex + capacity;
         this.head = pack(startIndex, startIndex);
     }
 
@@ -200,9 +218,15 @@ final class RunQueue {
     void push(Runnable task, Injector overflow) {
         Objects.requireNonNull(task, "task");
         int t = tail;
+        if (t - pushLimit < 0) { // room as of an earlier look at head: no read of the stealers' line
+            slots[t & mask] = task;
+            setTailRelease(t + 1);
+            return;
+        }
         while (true) {
             long h = getHeadAcquire();
             int steal = steal(h);
+            pushLimit = steal + slots.length;
             if (t - steal < slots.length) {
                 slots[t & mask] = task;
                 setTailRelease(t + 1);

@@ -198,13 +198,15 @@ public final class FiberIo implements Io, AutoCloseable {
         private long seed = 0x5EED_5EEDL;
         private boolean explore;
         /*
-         * 4096, not Tokio's 256: a burst of local spawns beyond the capacity spills into the shared
-         * Injector (a lock and a second hop per task). Measured on spawn_many_local (10,000 spawns
-         * from one task, 2 workers, 3 forks): 793 +- 91 us/op at 256, 515 +- 56 at 4096; the other
-         * workloads unchanged. Cost: 16 KB of slots per worker, and a resumed fiber queued behind a
-         * local backlog waits for up to that many tasks (idle workers steal half of it meanwhile).
+         * The most a worker's ring grows to (it starts at 256 slots and doubles when full): a burst
+         * of local spawns beyond it spills into the shared Injector (a node, a lock and a second
+         * hop per task). Fixed rings measured on spawn_many_local (10,000 spawns from one task, 2
+         * workers, 3 forks): 793 +- 91 us/op at 256, 515 +- 56 at 4096; a ring that grows (see
+         * RunQueue, "Growing") takes the whole burst. Cost: the slots a burst needed (256 KB per
+         * worker at the most), kept for the worker's life; a resumed fiber queued behind a local
+         * backlog waits for it, as it would in the Injector (idle workers steal half meanwhile).
          */
-        private int runQueueCapacity = 4096;
+        private int runQueueCapacity = 1 << 16;
         private Duration closeTimeout = Duration.ofSeconds(5);
         private String name;
         private boolean spinBeforeParking = true;
@@ -311,9 +313,11 @@ public final class FiberIo implements Io, AutoCloseable {
         }
 
         /**
-         * Sets each worker's local run-queue capacity (4096 by default). Local spawns beyond it
-         * spill into the shared queue that remote submissions use; a smaller queue bounds how many
-         * tasks a resumed fiber can find queued ahead of it on its worker.
+         * Sets the most tasks each worker's local run queue holds (65,536 by default; the queue
+         * starts with room for 256, or for {@code capacity} if that is smaller, and doubles when
+         * full). Local spawns beyond it spill into the shared queue that remote submissions use; a
+         * smaller queue bounds how many tasks a resumed fiber can find queued ahead of it on its
+         * worker.
          *
          * @param capacity a power of two, at least 2
          * @return this builder

@@ -5,8 +5,10 @@ import java.lang.invoke.VarHandle;
 import java.util.Objects;
 
 /**
- * A worker's local run queue: a bounded, lock-free FIFO ring that its owner pushes to and pops
- * from, and that other workers steal half of when they run dry (Tokio's local queue).
+ * A worker's local run queue: a lock-free FIFO ring that its owner pushes to and pops from, and
+ * that other workers steal half of when they run dry (Tokio's local queue). The ring doubles
+ * when the owner finds it full, up to a maximum length; past that, pushes overflow into the
+ * injector.
  * Thread-safety is split by role: {@link #push}, {@link #pop} and {@link #drainTo} may be called
  * only by the owning worker's thread; {@link #stealInto} may be called by any other worker, passing
  * its own queue; {@link #size}, {@link #isEmpty} and {@link #capacity} by anyone.
@@ -48,8 +50,9 @@ final class RunQueue {
      *            if full and no steal: CAS head (r, r) -> (r + cap/2, r + cap/2), then move
      *            those cap/2 tasks and the new one to the injector in one batch;
      *            if full during a steal: the new task alone goes to the injector
-     *   pushAll  owner     if n more fit: slot[tail .. tail + n) = tasks; tail = tail + n (release),
-     *                      so a batch fetched from the injector is published at once; else push each
+     *   pushAll  owner     if n more fit (after growing the ring, up to its maximum):
+     *                      slot[tail .. tail + n) = tasks; tail = tail + n (release), so a batch
+     *                      fetched from the injector is published at once; else push each
      *   pop      owner     CAS head (s, r) -> (s == r ? r + 1 : s, r + 1); then read slot[r]
      *   steal    stealer   claim:   CAS head (r, r) -> (r, r + n), n = ceil((tail - r) / 2)
      *                      copy:    slot[r .. r + n) into dst's slots at dst's tail
@@ -105,29 +108,61 @@ final class RunQueue {
      * misses in cache whenever a thief works on this queue, which is exactly during a burst of
      * spawns (spawn_many_local: the owner's push was ~10% of the spawning task's samples).
      *
+     * Growing: when a push finds the ring full and it is shorter than maxCapacity, the owner
+     * copies the queued positions [real, tail) into a ring twice as long (each position p at
+     * p & newMask) and publishes it with a release store of `slots`; it never writes the old ring
+     * again. A stealer loads head, then tail, then `slots` (both acquire), and copies from the
+     * ring it loaded:
+     *  - every position it can claim is in that ring: positions below the tail it read were
+     *    either copied into the ring when it was made or pushed into it after (a push into a
+     *    newer ring releases a tail that, once seen, makes the newer ring visible to the later
+     *    load of `slots`);
+     *  - positions in [steal, real) at the grow (claimed by a stealer still copying) are not
+     *    copied: that stealer loaded `slots` before its claim CAS, and the owner's head load
+     *    that saw the claim precedes the publish, so it reads the old ring;
+     *  - a stealer that claims during the grow (after the owner's head load) may read the old
+     *    ring while the new one also holds those tasks: the new ring keeps a stale reference in
+     *    each such slot until the owner's pushes wrap around to it. The owner never reads a
+     *    position below real, so nothing runs twice; the cost is a few finished tasks kept
+     *    reachable a little longer.
+     * The ring never shrinks (ForkJoinPool's deques do not either). Why grow instead of
+     * overflowing at a fixed length: a burst of local spawns beyond the ring (10,000 in
+     * spawn_many_local against 4,096 slots) moved half the ring into the injector at every
+     * overflow (a node per task) and every worker fetched it back in batches under the
+     * injector's lock: 8.5% of the CPU samples. A ring that grows pays one copy per doubling,
+     * once per worker's lifetime, and starts small (256), so idle workers keep 1 KB of slots.
+     *
      * Alternatives: a Chase-Lev deque (owner pops LIFO at the tail, thieves take one at a time
      * from the head) needs a StoreLoad fence on every owner pop and steals one task per CAS;
      * Weft wants FIFO local order (the LIFO slot provides the cache-hot LIFO step) and batch
-     * steals. A growable ring is unnecessary because overflow spills to the injector. Padding
+     * steals. Padding
      * head and tail onto separate cache lines (as the seed does) is left until a benchmark
      * shows false sharing matters on the target machines.
      */
 
     private static final VarHandle HEAD;
     private static final VarHandle TAIL;
+    private static final VarHandle SLOTS;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             HEAD = lookup.findVarHandle(RunQueue.class, "head", long.class);
             TAIL = lookup.findVarHandle(RunQueue.class, "tail", int.class);
+            SLOTS = lookup.findVarHandle(RunQueue.class, "slots", Runnable[].class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    private final Runnable[] slots;
-    private final int mask;
+    /**
+     * The ring: replaced by a ring twice as long when the owner finds it full below
+     * {@link #maxCapacity} (see "Growing"). Written only by the owner (release); read by the owner
+     * plainly and by stealers with acquire, after their acquire load of tail.
+     */
+    private Runnable[] slots;
+    /** The longest the ring grows; a full ring of this length overflows into the injector. */
+    private final int maxCapacity;
     /** {@code (steal << 32) | real}; changed only by CAS, by the owner and by stealers. */
     private volatile long head;
     /** Next position to push; written only by the owner (release), read by others (acquire). */
@@ -146,11 +181,25 @@ final class RunQueue {
      * @throws IllegalArgumentException if {@code capacity} is not such a power of two
      */
     RunQueue(int capacity) {
-        this(capacity, 0);
+        this(capacity, capacity, 0);
     }
 
     /**
-     * Creates an empty queue whose position counters start at {@code startIndex} rather than 0, so
+     * Returns an empty queue whose ring starts with {@code initialCapacity} slots and doubles, when
+     * the owner finds it full, up to {@code maxCapacity}; only then does a push overflow.
+     *
+     * @param initialCapacity the ring's first length: a power of two, at least 2
+     * @param maxCapacity the ring's longest length: a power of two, at least {@code initialCapacity},
+     *     at most 2^30
+     * @return the queue
+     * @throws IllegalArgumentException if either is not such a power of two
+     */
+    static RunQueue growing(int initialCapacity, int maxCapacity) {
+        return new RunQueue(initialCapacity, maxCapacity, 0);
+    }
+
+    /**
+     * Creates an empty fixed-length queue whose position counters start at {@code startIndex} rather than 0, so
      * tests can exercise the wrap of the unsigned counters (start at -1 or near
      * {@link Integer#MAX_VALUE}) without pushing billions of tasks.
      *
@@ -159,11 +208,24 @@ final class RunQueue {
      * @throws IllegalArgumentException if {@code capacity} is not such a power of two
      */
     RunQueue(int capacity, int startIndex) {
+        this(capacity, capacity, startIndex);
+    }
+
+    /**
+     * A queue that starts with {@code capacity} slots, grows up to {@code maxCapacity} (as {@link
+     * #growing}), and whose position counters start at {@code startIndex} (as {@link
+     * #RunQueue(int, int)} does for a fixed ring).
+     */
+    RunQueue(int capacity, int maxCapacity, int startIndex) {
         if (capacity < 2 || capacity > 1 << 30 || Integer.bitCount(capacity) != 1) {
             throw new IllegalArgumentException("capacity must be a power of two in [2, 2^30]: " + capacity);
         }
+        if (maxCapacity < capacity || maxCapacity > 1 << 30 || Integer.bitCount(maxCapacity) != 1) {
+            throw new IllegalArgumentException("maxCapacity must be a power of two in [capacity, 2^30]: " + maxCapacity
+                    + " (capacity " + capacity + ")");
+        }
         this.slots = new Runnable[capacity];
-        this.mask = capacity - 1;
+        this.maxCapacity = maxCapacity;
         this.tail = startIndex;
         this.pushLimit = startIndex + capacity;
         this.head = pack(startIndex, startIndex);
@@ -175,7 +237,12 @@ final class RunQueue {
      * @return the capacity given at construction
      */
     int capacity() {
-        return slots.length;
+        return getSlotsAcquire().length;
+    }
+
+    /** The longest the ring may grow to before a push overflows. Thread-safe. */
+    int maxCapacity() {
+        return maxCapacity;
     }
 
     /** The head word: it changes whenever a task leaves the queue (a pop or a steal). Any thread. */
@@ -194,7 +261,7 @@ final class RunQueue {
         int t = getTailAcquire();
         int n = t - real(h);
         // A non-owner may combine an older head with a newer tail; keep the snapshot plausible.
-        return Math.clamp(n, 0, slots.length);
+        return Math.clamp(n, 0, maxCapacity);
     }
 
     /**
@@ -219,18 +286,24 @@ final class RunQueue {
         Objects.requireNonNull(task, "task");
         int t = tail;
         if (t - pushLimit < 0) { // room as of an earlier look at head: no read of the stealers' line
-            slots[t & mask] = task;
+            Runnable[] ring = slots;
+            ring[t & (ring.length - 1)] = task;
             setTailRelease(t + 1);
             return;
         }
         while (true) {
             long h = getHeadAcquire();
             int steal = steal(h);
-            pushLimit = steal + slots.length;
-            if (t - steal < slots.length) {
-                slots[t & mask] = task;
+            Runnable[] ring = slots;
+            pushLimit = steal + ring.length;
+            if (t - steal < ring.length) {
+                ring[t & (ring.length - 1)] = task;
                 setTailRelease(t + 1);
                 return;
+            }
+            if (ring.length < maxCapacity) {
+                grow(ring, real(h), t);
+                continue; // the retry finds room in the longer ring
             }
             if (steal != real(h)) {
                 overflow.push(task);
@@ -244,8 +317,22 @@ final class RunQueue {
     }
 
     /**
+     * Replaces the full ring {@code ring} by one twice as long holding the queued positions
+     * {@code [real, tail)}, and publishes it (release). Owner only; see "Growing" in the notes.
+     */
+    private void grow(Runnable[] ring, int real, int tail) {
+        Runnable[] longer = new Runnable[ring.length * 2];
+        int from = ring.length - 1;
+        int to = longer.length - 1;
+        for (int p = real; p != tail; p++) {
+            longer[p & to] = ring[p & from];
+        }
+        SLOTS.setRelease(this, longer);
+    }
+
+    /**
      * Appends {@code tasks[from .. from + count)} in order at the tail. Owner only. Never fails:
-     * when the ring has room for all of them, they are published with one release store of the
+     * when the ring has (or, growing, gets) room for all of them, they are published with one release store of the
      * tail; otherwise each goes through {@link #push}, overflow included.
      *
      * @param tasks the array holding the tasks; not modified
@@ -261,14 +348,22 @@ final class RunQueue {
             Objects.requireNonNull(tasks[i], "task");
         }
         int t = tail;
-        if (t - steal(getHeadAcquire()) > slots.length - count) {
+        Runnable[] ring = slots;
+        long h = getHeadAcquire();
+        while (t - steal(h) > ring.length - count && ring.length < maxCapacity) {
+            grow(ring, real(h), t); // still published at once below: a stealer sees all or none
+            ring = slots;
+            h = getHeadAcquire();
+        }
+        if (t - steal(h) > ring.length - count) {
             for (int i = from; i < from + count; i++) {
-                push(tasks[i], overflow);
+                push(tasks[i], overflow); // at the longest ring: the overflow takes its share
             }
             return;
         }
+        int mask = ring.length - 1;
         for (int i = 0; i < count; i++) {
-            slots[(t + i) & mask] = tasks[from + i];
+            ring[(t + i) & mask] = tasks[from + i];
         }
         setTailRelease(t + count);
     }
@@ -278,7 +373,9 @@ final class RunQueue {
      * still {@code h} (full, no steal in progress).
      */
     private boolean tryPushOverflow(Runnable task, long h, Injector overflow) {
-        int half = slots.length / 2;
+        Runnable[] ring = slots;
+        int mask = ring.length - 1;
+        int half = ring.length / 2;
         int real = real(h);
         int next = real + half;
         if (compareAndExchangeHead(h, pack(next, next)) != h) {
@@ -288,8 +385,8 @@ final class RunQueue {
         Runnable[] batch = new Runnable[half + 1];
         for (int i = 0; i < half; i++) {
             int index = (real + i) & mask;
-            batch[i] = slots[index];
-            slots[index] = null;
+            batch[i] = ring[index];
+            ring[index] = null;
         }
         batch[half] = task;
         overflow.pushBatch(batch, 0, batch.length);
@@ -317,9 +414,10 @@ final class RunQueue {
             long next = steal == real ? pack(nextReal, nextReal) : pack(steal, nextReal);
             long witness = compareAndExchangeHead(h, next);
             if (witness == h) {
-                int index = real & mask;
-                Runnable task = slots[index];
-                slots[index] = null;
+                Runnable[] ring = slots;
+                int index = real & (ring.length - 1);
+                Runnable task = ring[index];
+                ring[index] = null;
                 return task;
             }
             h = witness;
@@ -343,7 +441,8 @@ final class RunQueue {
             throw new IllegalArgumentException("a queue cannot steal from itself");
         }
         int dstTail = dst.tail;
-        int room = dst.slots.length - (dstTail - steal(dst.getHeadAcquire()));
+        Runnable[] dstSlots = dst.slots; // the caller's own queue: its own field
+        int room = dstSlots.length - (dstTail - steal(dst.getHeadAcquire()));
         if (room <= 0) {
             return null;
         }
@@ -352,6 +451,7 @@ final class RunQueue {
         long h = getHeadAcquire();
         int first;
         int n;
+        Runnable[] ring;
         while (true) {
             int steal = steal(h);
             int real = real(h);
@@ -359,7 +459,9 @@ final class RunQueue {
                 return null;
             }
             int available = getTailAcquire() - real;
-            if (available < 0 || available > slots.length) {
+            // After tail: a ring loaded now holds every position below the tail just read ("Growing")
+            ring = getSlotsAcquire();
+            if (available < 0 || available > ring.length) {
                 h = getHeadAcquire(); // head was stale: the owner popped and pushed meanwhile
                 continue;
             }
@@ -379,16 +481,16 @@ final class RunQueue {
 
         // Copy: positions [first, first + n) are ours; the owner will not overwrite them until
         // the release below moves `steal` past them.
-        Runnable[] dstSlots = dst.slots;
-        int dstMask = dst.mask;
+        int mask = ring.length - 1;
+        int dstMask = dstSlots.length - 1;
         for (int i = 0; i < n - 1; i++) {
             int index = (first + i) & mask;
-            dstSlots[(dstTail + i) & dstMask] = slots[index];
-            slots[index] = null;
+            dstSlots[(dstTail + i) & dstMask] = ring[index];
+            ring[index] = null;
         }
         int lastIndex = (first + n - 1) & mask;
-        Runnable last = slots[lastIndex];
-        slots[lastIndex] = null;
+        Runnable last = ring[lastIndex];
+        ring[lastIndex] = null;
 
         // Release: steal = real. Only the owner's pops can move `real` meanwhile; follow them.
         while (true) {
@@ -430,7 +532,7 @@ final class RunQueue {
         return "RunQueue[steal=" + Integer.toUnsignedString(steal(h))
                 + ", real=" + Integer.toUnsignedString(real(h))
                 + ", tail=" + Integer.toUnsignedString(getTailAcquire())
-                + ", capacity=" + slots.length + "]";
+                + ", capacity=" + getSlotsAcquire().length + "]";
     }
 
     private static long pack(int steal, int real) {
@@ -451,6 +553,10 @@ final class RunQueue {
 
     private long compareAndExchangeHead(long expected, long next) {
         return (long) HEAD.compareAndExchange(this, expected, next);
+    }
+
+    private Runnable[] getSlotsAcquire() {
+        return (Runnable[]) SLOTS.getAcquire(this);
     }
 
     private int getTailAcquire() {

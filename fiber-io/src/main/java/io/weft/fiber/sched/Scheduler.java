@@ -171,7 +171,7 @@ public final class Scheduler implements Executor {
      * Creates and starts a scheduler.
      *
      * @param workerCount the number of workers (carrier threads), 1..64
-     * @param queueCapacity each worker's RunQueue capacity, a power of two
+     * @param queueCapacity the most tasks each worker's RunQueue holds (it grows to it), a power of two
      * @param clock the clock timers run on
      * @param seed the seed of the steal-victim choices
      * @param spinBeforeParking whether an idle worker spins briefly before it parks
@@ -188,7 +188,7 @@ public final class Scheduler implements Executor {
      * (LIFO slot) or its oldest (queue) when it has both (FiberIo.Builder.explore).
      *
      * @param workerCount the number of workers (carrier threads), 1..64
-     * @param queueCapacity each worker's RunQueue capacity, a power of two
+     * @param queueCapacity the most tasks each worker's RunQueue holds (it grows to it), a power of two
      * @param clock the clock timers run on
      * @param seed the seed of every random choice
      * @param spinBeforeParking whether an idle worker spins briefly before it parks

@@ -146,6 +146,8 @@ final class Worker implements Runnable {
 
     static final int BUDGET = 128;
     static final int MAX_LIFO_POLLS = 3;
+    /** The local queue's first length; it doubles when full, up to the configured capacity. */
+    static final int INITIAL_QUEUE_CAPACITY = 256;
     /** How many idle runner fibers a worker keeps for its next jobs; more end. */
     static final int MAX_IDLE_RUNNERS = 32;
 
@@ -227,7 +229,7 @@ final class Worker implements Runnable {
     Worker(int index, Scheduler scheduler, int queueCapacity, long seed, boolean spare) {
         this.index = index;
         this.scheduler = scheduler;
-        this.queue = new RunQueue(queueCapacity);
+        this.queue = RunQueue.growing(Math.min(INITIAL_QUEUE_CAPACITY, queueCapacity), queueCapacity);
         this.random = new SplittableRandom(seed * 31 + index);
         this.spare = spare;
         this.active = !spare;
@@ -551,7 +553,7 @@ final class Worker implements Runnable {
         if (slot != null) {
             scheduler.discard(slot);
         }
-        RunQueue into = new RunQueue(queue.capacity()); // owned by the calling thread for this drain
+        RunQueue into = new RunQueue(queue.maxCapacity()); // owned by the calling thread for this drain
         for (int attempt = 0; attempt < 10_000 && !queue.isEmpty(); attempt++) {
             Runnable task = queue.stealInto(into); // null while the owner's own pop races it: retry
             if (task == null) {

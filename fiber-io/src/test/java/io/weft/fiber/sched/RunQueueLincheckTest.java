@@ -18,9 +18,10 @@ import org.junit.jupiter.api.Timeout;
  *
  * <p>The scenario keeps to the queue's contract and to what is deterministic: push and pop run on
  * one thread (the owner), steals on one other (a second concurrent stealer may legitimately come
- * back empty-handed while the first copies); the capacity (16) exceeds what a scenario can push,
- * so the overflow to the injector, whose batch depends on whether a steal is in progress, is
- * covered by RunQueueTest instead. A steal's result is what the stealer got: the tasks it moved
+ * back empty-handed while the first copies); the queue starts with 2 slots and may grow to 16,
+ * more than a scenario can push, so scenarios grow the ring while a steal claims and copies, and
+ * the overflow to the injector, whose batch depends on whether a steal is in progress, is covered
+ * by RunQueueTest instead. A steal's result is what the stealer got: the tasks it moved
  * into its own queue, oldest first, then the one it returned.
  */
 // Lincheck spins its threads against each other: on a loaded machine it runs several times slower.
@@ -29,7 +30,7 @@ import org.junit.jupiter.api.Timeout;
 public class RunQueueLincheckTest {
     private static final int CAPACITY = 16;
 
-    private final RunQueue queue = new RunQueue(CAPACITY);
+    private final RunQueue queue = RunQueue.growing(2, CAPACITY);
     private final RunQueue stealerOwn = new RunQueue(CAPACITY);
     private final Injector overflow = new Injector();
 

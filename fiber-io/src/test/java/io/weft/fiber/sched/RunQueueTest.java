@@ -381,17 +381,19 @@ class RunQueueTest {
 
     /**
      * The owner pushes and pops 200,000 tasks while stealers steal into their own queues and pop
-     * them; the owner's queue overflows into the injector. Every task must be taken exactly once.
+     * them; the owner's queue grows (where its maximum exceeds its first length), then overflows
+     * into the injector. Every task must be taken exactly once.
      */
-    @ParameterizedTest(name = "{0}, {1} stealers, capacity {2}")
+    @ParameterizedTest(name = "{0}, {1} stealers, capacity {2} growing to {3}")
     @CsvSource({
-        "STEADY, 1, 4", "STEADY, 2, 4", "STEADY, 3, 4", "STEADY, 2, 256", "STEADY, 3, 256",
-        "BURSTS, 1, 4", "BURSTS, 2, 4", "BURSTS, 3, 4", "BURSTS, 2, 256", "BURSTS, 3, 256"
+        "STEADY, 1, 4, 4", "STEADY, 2, 4, 4", "STEADY, 3, 4, 4", "STEADY, 2, 256, 256", "STEADY, 3, 256, 256",
+        "BURSTS, 1, 4, 4", "BURSTS, 2, 4, 4", "BURSTS, 3, 4, 4", "BURSTS, 2, 256, 256", "BURSTS, 3, 256, 256",
+        "STEADY, 2, 2, 4096", "STEADY, 3, 4, 65536", "BURSTS, 2, 2, 64", "BURSTS, 3, 4, 1024"
     })
-    void ownerAndConcurrentStealersTakeEveryTaskExactlyOnce(OwnerPattern pattern, int stealers, int capacity)
-            throws Exception {
+    void ownerAndConcurrentStealersTakeEveryTaskExactlyOnce(
+            OwnerPattern pattern, int stealers, int capacity, int maxCapacity) throws Exception {
         int total = 200_000;
-        RunQueue owner = new RunQueue(capacity, -capacity * 100);
+        RunQueue owner = new RunQueue(capacity, maxCapacity, -capacity * 100);
         Injector injector = new Injector();
         AtomicIntegerArray seen = new AtomicIntegerArray(total);
         AtomicBoolean ownerDone = new AtomicBoolean();
@@ -474,6 +476,98 @@ class RunQueueTest {
         for (int i = 0; i < total; i++) {
             assertEquals(1, seen.get(i), "times task " + i + " was taken");
         }
+    }
+
+    /**
+     * Growing while a stealer steals: 3,000 fresh queues, each starting with 2 slots and growing to
+     * 64 as its owner pushes 64 tasks (popping one every fourth push), while a stealer steals from
+     * whichever queue is current. Five doublings per queue, each racing the stealer's claims and
+     * copies: every task must be taken exactly once (a stealer reading a ring that lacks a position
+     * it claimed takes a stale task twice or a null).
+     */
+    @Test
+    void growingWhileAStealerStealsTakesEveryTaskExactlyOnce() throws Exception {
+        int rounds = 3_000;
+        int perRound = 64;
+        AtomicIntegerArray seen = new AtomicIntegerArray(rounds * perRound);
+        AtomicReference<RunQueue> current = new AtomicReference<>();
+        AtomicBoolean ownerDone = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch start = new CountDownLatch(1);
+        Injector injector = new Injector();
+        Thread owner = InjectorTest.platform("owner", failure, start, () -> {
+            for (int r = 0; r < rounds && failure.get() == null; r++) {
+                RunQueue queue = new RunQueue(2, perRound, r * 31);
+                current.set(queue);
+                for (int i = 0; i < perRound; i++) {
+                    queue.push(new Numbered(r * perRound + i), injector);
+                    if (i % 4 == 3) {
+                        take(queue.pop(), seen);
+                    }
+                }
+                assertEquals(0, injector.size(), "a ring that may grow to hold every task never overflows");
+                for (Runnable task = queue.pop(); task != null; task = queue.pop()) {
+                    take(task, seen);
+                }
+            }
+            ownerDone.set(true);
+        });
+        Thread stealer = InjectorTest.platform("stealer", failure, start, () -> {
+            RunQueue mine = new RunQueue(perRound);
+            while (!ownerDone.get() && failure.get() == null) {
+                RunQueue queue = current.get();
+                Runnable task = queue == null ? null : queue.stealInto(mine);
+                if (task == null) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                take(task, seen);
+                for (Runnable local = mine.pop(); local != null; local = mine.pop()) {
+                    take(local, seen);
+                }
+            }
+        });
+        start.countDown();
+        assertTrue(owner.join(Duration.ofSeconds(50)), "the owner did not finish");
+        assertTrue(stealer.join(Duration.ofSeconds(50)), "the stealer did not finish");
+        if (failure.get() != null) {
+            throw new AssertionError("a thread failed", failure.get());
+        }
+        for (int i = 0; i < rounds * perRound; i++) {
+            assertEquals(1, seen.get(i), "times task " + i + " was taken");
+        }
+    }
+
+    @Test
+    void aFullRingBelowItsMaximumDoublesInsteadOfOverflowingAndKeepsTheOrder() {
+        for (int start : STARTS) {
+            RunQueue queue = new RunQueue(2, 16, start);
+            Injector injector = new Injector();
+            List<Runnable> pushed = pushAll(queue, injector, 0, 3);
+            assertEquals(4, queue.capacity(), "grew once, start " + start);
+            assertEquals(0, ((Numbered) queue.pop()).id(), "start " + start);
+            pushed.addAll(pushAll(queue, injector, 3, 13)); // 15 queued: grows to 8, then 16
+            assertEquals(16, queue.capacity());
+            assertEquals(15, queue.size());
+            assertEquals(0, injector.size(), "nothing overflowed below the maximum");
+            assertEquals(pushed.subList(1, 16), popAll(queue));
+        }
+    }
+
+    @Test
+    void aFullRingAtItsMaximumOverflowsAsAFixedOneDoes() {
+        RunQueue queue = RunQueue.growing(2, 4);
+        Injector injector = new Injector();
+        List<Runnable> tasks = pushAll(queue, injector, 0, 5); // grows to 4 at the third, overflows at the fifth
+        assertEquals(4, queue.capacity());
+        assertEquals(List.of(tasks.get(0), tasks.get(1), tasks.get(4)), popAll(injector));
+        assertEquals(List.of(tasks.get(2), tasks.get(3)), popAll(queue));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"4, 2", "4, 6", "4, 2147483647", "2, -8"})
+    void rejectsAMaximumBelowTheFirstLengthOrNotAPowerOfTwo(int capacity, int maxCapacity) {
+        assertThrows(IllegalArgumentException.class, () -> RunQueue.growing(capacity, maxCapacity));
     }
 
     private static void take(Runnable task, AtomicIntegerArray seen) {

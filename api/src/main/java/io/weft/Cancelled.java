@@ -6,6 +6,10 @@ import java.util.concurrent.CancellationException;
  * Thrown at a suspend point of a cancelled task, and by {@link Future#await()} on a cancelled
  * future. It is the signal that makes a cancelled task unwind; catching it without rethrowing
  * does not undo the cancellation (the next suspend point throws again).
+ *
+ * <p>The one a suspend point throws has no stack trace, unless the JVM runs with {@code
+ * -Dio.weft.cancelledStackTraces=true}: it is control flow, and where it is thrown (the task's
+ * suspend point) does not say who cancelled the task.
  */
 public class Cancelled extends CancellationException {
     private static final long serialVersionUID = 1L;

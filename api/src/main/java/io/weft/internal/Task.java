@@ -634,7 +634,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     private Cancelled cancellationSignal() {
         Object by = resolve(stopper(state, null), null);
         if (by instanceof Task<?> cancelled) {
-            return new Cancelled(cancelled + " was cancelled");
+            return new CancelSignal(cancelled + " was cancelled");
         }
         return by instanceof CancelScope stopped ? stopped.signal() : null;
     }
@@ -643,7 +643,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     public void throwIfCancelled() {
         if (isCancellationEffective()) {
             Cancelled signal = cancellationSignal();
-            throw signal != null ? signal : new Cancelled(this + " was cancelled");
+            throw signal != null ? signal : new CancelSignal(this + " was cancelled");
         }
     }
 

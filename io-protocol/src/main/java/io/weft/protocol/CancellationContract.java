@@ -84,6 +84,26 @@ public abstract class CancellationContract extends IoContract {
     }
 
     @Test
+    void theCancelledASuspendPointThrowsHasNoStackTraceButSaysWhatWasCancelled() {
+        assumeFalse(Boolean.getBoolean("io.weft.cancelledStackTraces"), "this JVM asked for cancellation stack traces");
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        Started<Void> started = startElsewhere(() -> {
+            try {
+                return parkUntilCancelled();
+            } catch (Throwable t) {
+                seen.set(t);
+                throw t;
+            }
+        });
+        started.awaitParked();
+        started.future().cancel();
+        awaitDone(started.future());
+        assertTrue(seen.get() instanceof Cancelled, "suspendRaw threw " + seen.get());
+        assertEquals(0, seen.get().getStackTrace().length, "control flow: no stack walk per cancelled task");
+        assertTrue(seen.get().getMessage().endsWith("was cancelled"), seen.get().getMessage());
+    }
+
+    @Test
     void aComputingTaskKeepsComputingUntilItsNextSuspendPoint() throws InterruptedException {
         CountDownLatch computing = new CountDownLatch(1);
         AtomicBoolean cancelRequested = new AtomicBoolean();

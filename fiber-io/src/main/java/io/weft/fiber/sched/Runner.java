@@ -216,7 +216,9 @@ final class Runner implements Runnable {
 
     /** Forgets what the last job left on this thread. */
     private void reset(Thread self) {
-        Thread.interrupted();
+        if (self.isInterrupted()) { // a plain read; Thread.interrupted() is a call into VirtualThread each time
+            Thread.interrupted();
+        }
         Carriers.forgetThreadLocals(self, handler);
         if (self.getName() != name) {
             self.setName(name);

@@ -8,9 +8,10 @@ public final class Wake {
     private Wake() {}
 
     /**
-     * Unparks {@code thread}. A virtual thread whose scheduler has stopped rejects the wake-up
-     * (its runtime was closed and reported the thread's task as unfinished); the readier is not
-     * the one to fail for that, so the rejection is ignored.
+     * Unparks {@code thread}. A virtual thread whose scheduler has stopped may reject the
+     * wake-up (FiberIo's does not: it hands such a fiber to the JDK's default scheduler, but a
+     * runtime's scheduler may); the readier is not the one to fail for that, so a rejection is
+     * ignored.
      *
      * @param thread the thread to unpark
      */
@@ -18,7 +19,7 @@ public final class Wake {
         try {
             LockSupport.unpark(thread);
         } catch (RejectedExecutionException stopped) {
-            // the owner can never run again; its runtime's close() already reported it
+            // the owner can never run again; its runtime's close() reports it
         }
     }
 }

@@ -101,7 +101,9 @@ public final class FiberIo implements Io, AutoCloseable {
      * wake-up that can be missed since neither side fences, so it also looks every 10 ms);
      * (4) the workers stop (jobs still queued are cancelled, also on a worker that stays stuck) and their threads are joined, within what is left of the same
      * timeout. Tasks still alive then are reported by close() in an IllegalStateException,
-     * never dropped silently; they stay parked (a virtual thread cannot be killed). Worker
+     * never dropped silently; they stay parked (a virtual thread cannot be killed), and one that
+     * is readied later goes on on the JDK's default scheduler, where, cancelled, it unwinds
+     * (sched.Carriers, "Fibers after stop"). Worker
      * threads that did not end are reported too. Idempotent: a second close does nothing.
      */
 

@@ -48,6 +48,17 @@ public final class Carriers {
      * run (the ForkJoinPool's submission orders it), and any thread that later submits it has
      * first read a state (PARKED, BLOCKED...) written after that run.
      *
+     * Fibers after stop. The same move saves a fiber readied after its scheduler stopped (a task
+     * close() cancelled that was still parked, or a runner fiber blocked on a monitor in its last
+     * steps): Scheduler.afterStop writes the default scheduler into its field and submits the
+     * continuation there, instead of throwing RejectedExecutionException at whoever readied it.
+     * That readier is often a JDK thread: the one that unblocks virtual threads waiting for a
+     * monitor ends on an exception, and every virtual thread in the JVM that blocks on a
+     * contended monitor then waits forever (seen: a weft-producer thread of an unrelated test).
+     * The thread is not running at that point (it is being submitted), and the JDK's state
+     * machine lets exactly one readier submit it, so the write happens-before its next run as at
+     * a start. resumption(continuation) tells such a submission from a start (state not STARTED).
+     *
      * The cost on Scheduler.execute's path: a class comparison, one field load and a volatile
      * int load; a fiber's start adds a ThreadLocal write, read and clear. Writing a final field
      * through reflection is allowed on JDK 25 for a non-static field of a normal class once
@@ -316,8 +327,22 @@ public final class Carriers {
     }
 
     /**
-     * Makes {@code thread}, a virtual thread that has not run yet, a thread of the JDK's default
-     * scheduler, and submits its first run there.
+     * If {@code continuation} is the submission of a virtual thread that has run before (it is
+     * being readied: an unpark, a monitor released, a timed park expiring), returns that thread;
+     * else (a thread's start, a plain Runnable) null.
+     */
+    static Thread resumption(Runnable continuation) {
+        if (continuation.getClass() != CONTINUATION_CLASS) {
+            return null;
+        }
+        Thread thread = (Thread) CONTINUATION_THREAD.get(continuation);
+        return (int) STATE.getVolatile(thread) != STARTED ? thread : null;
+    }
+
+    /**
+     * Makes {@code thread}, a virtual thread that is not running (not started yet, or readied
+     * and being submitted), a thread of the JDK's default scheduler, and submits its next run
+     * there. Every later submission reads the field, so the thread never comes back here.
      */
     static void moveToDefaultScheduler(Thread thread, Runnable continuation) {
         try {

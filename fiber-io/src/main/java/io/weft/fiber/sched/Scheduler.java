@@ -90,11 +90,13 @@ public final class Scheduler implements Executor {
      * Stopping: `stopped` (volatile) is written once by stop(); workers read it every loop and
      * after every park; stop() unparks them all and joins their threads. Each worker on its way
      * out settles what is still queued with it: Jobs are abandoned (their tasks cancelled, never
-     * run: nothing waits on them forever), continuations are counted as dropped (their tasks are
-     * the ones FiberIo reports as unfinished), idle runners are ended. stop() then settles what is
-     * left in the Injector. A submission after stop is rejected with RejectedExecutionException,
-     * as the JDK expects of a scheduler that no longer runs anything: a virtual thread's start
-     * then fails cleanly; an unpark's readier is told (Wake swallows it for Weft's own readies).
+     * run: nothing waits on them forever), fibers' continuations go on on the JDK's default
+     * scheduler (afterStop; a cancelled task unwinds there), idle runners are ended. stop() then
+     * settles what is left in the Injector. After stop, a fiber that is readied goes on on the
+     * default scheduler too (Carriers, "Fibers after stop"): throwing at its readier would end
+     * the JDK's monitor-unblocker thread, or fail a user's unlock(). Anything else submitted
+     * after stop is rejected with RejectedExecutionException, as the JDK expects of a scheduler
+     * that no longer runs anything: a virtual thread's start then fails cleanly.
      */
 
     /**
@@ -124,6 +126,9 @@ public final class Scheduler implements Executor {
     private final Clock clock;
     private final TimerHeap timers = new TimerHeap();
     private final AtomicLong dropped = new AtomicLong();
+    /** Fibers readied after stop (or queued at stop) that went on on the JDK's default scheduler. */
+    private final AtomicLong handedOver = new AtomicLong();
+
     private final AtomicLong abandoned = new AtomicLong();
     /** Jobs submitted from threads that are not this scheduler's carriers (see liveTasks). */
     private final AtomicLong submittedElsewhere = new AtomicLong();
@@ -336,21 +341,34 @@ public final class Scheduler implements Executor {
                 worker.captured = task; // a runner this worker is starting or resuming: it runs it next
                 return;
             }
-            rejectIfStopped(task);
+            if (stopped) {
+                afterStop(task);
+                return;
+            }
             worker.pushBack(task);
         } else if (current.isVirtual()
                 && Carriers.currentCarrier() instanceof WorkerThread carrier
                 && carrier.worker.isOf(this)
                 && !carrier.worker.transitioningToPark) {
-            rejectIfStopped(task);
+            if (stopped) {
+                afterStop(task);
+                return;
+            }
             if (carrier.worker.firingTimers) {
                 carrier.worker.pushBack(task);
             } else if (!carrier.worker.pushLifo(task)) {
                 return; // a hand-off to the next fiber on this worker: nothing for others to steal
             }
         } else {
-            rejectIfStopped(task);
+            if (stopped) {
+                afterStop(task);
+                return;
+            }
             injector.push(task);
+            if (stopped) {
+                drainInjector(); // stop() may have drained it before this push: settle it here
+                return;
+            }
         }
         notifyParked();
     }
@@ -404,6 +422,24 @@ public final class Scheduler implements Executor {
             }
         }
         notifyParked();
+    }
+
+    /**
+     * A submission that arrived after stop: a fiber that already ran and is being readied (an
+     * unpark, a monitor it waited for released, a timed park expiring) goes on on the JDK's
+     * default scheduler, so it runs to its end instead of being stranded, and the readier (often
+     * a JDK thread, such as the one that unblocks every virtual thread waiting for a monitor,
+     * which an exception would end) is not thrown at. Anything else (a new fiber's start, a
+     * plain Runnable) is rejected.
+     */
+    private void afterStop(Runnable task) {
+        Thread resumed = Carriers.resumption(task);
+        if (resumed != null) {
+            handedOver.incrementAndGet();
+            Carriers.moveToDefaultScheduler(resumed, task);
+            return;
+        }
+        rejectIfStopped(task);
     }
 
     private void rejectIfStopped(Runnable task) {
@@ -466,10 +502,19 @@ public final class Scheduler implements Executor {
         Thread self = runner.thread;
         Carriers.pin(self);
         try {
-            return ((WorkerThread) Carriers.currentCarrier()).worker.nextForRunner(runner, done);
+            if (Carriers.currentCarrier() instanceof WorkerThread carrier && carrier.worker.isOf(this)) {
+                return carrier.worker.nextForRunner(runner, done);
+            }
         } finally {
             Carriers.unpin(self);
         }
+        // A runner that went on on the default scheduler after stop (afterStop): its job's end is
+        // counted, and it ends.
+        if (!(done instanceof Task<?> task && task.ranInPlace())) {
+            endedElsewhere.incrementAndGet();
+            taskEnded();
+        }
+        return Runner.STOP;
     }
 
     /**
@@ -607,7 +652,10 @@ public final class Scheduler implements Executor {
         runners.remove(runner);
     }
 
-    /** Settles a queued item that will never run (after stop): cancels a job, counts a continuation. */
+    /**
+     * Settles a queued item that will never run here (after stop): cancels a job; hands a fiber's
+     * continuation to the JDK's default scheduler (see afterStop); counts anything else as dropped.
+     */
     void discard(Runnable task) {
         if (task instanceof Task<?> helped && helped.ranInPlace()) {
             return; // an awaiter ran it and counted its end: nothing was abandoned
@@ -621,6 +669,9 @@ public final class Scheduler implements Executor {
                 abandoned.incrementAndGet(); // counted as ended, too
                 taskEnded();
             }
+        } else if (Carriers.resumption(task) instanceof Thread resumed) {
+            handedOver.incrementAndGet(); // a fiber's continuation: it goes on, on the default scheduler
+            Carriers.moveToDefaultScheduler(resumed, task);
         } else {
             dropped.incrementAndGet();
         }
@@ -923,11 +974,19 @@ public final class Scheduler implements Executor {
     }
 
     /**
-     * Returns how many fibers' continuations were dropped because the scheduler stopped: queued
-     * when it stopped, or submitted (and rejected) after.
+     * Returns how many submissions were dropped because the scheduler stopped: rejected after
+     * stop (a new fiber's start, a plain Runnable), or plain Runnables still queued at stop.
      */
     public long droppedAfterStop() {
         return dropped.get();
+    }
+
+    /**
+     * Returns how many fibers went on on the JDK's default scheduler because they were readied
+     * after stop, or were queued, ready, when it stopped.
+     */
+    public long handedOverAfterStop() {
+        return handedOver.get();
     }
 
     /** Returns how many queued jobs were abandoned (cancelled without running) because the scheduler stopped. */

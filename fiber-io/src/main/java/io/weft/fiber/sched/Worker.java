@@ -511,9 +511,9 @@ final class Worker implements Runnable {
     }
 
     /**
-     * On the way out after stop: what is still queued here will never run. Jobs are abandoned
-     * (their tasks cancelled, so nobody waits on them forever); fibers' continuations are counted
-     * as dropped (their tasks are the ones FiberIo reports as unfinished); idle runners are ended.
+     * On the way out after stop: what is still queued here will never run here. Jobs are
+     * abandoned (their tasks cancelled, so nobody waits on them forever); fibers' continuations
+     * go on on the JDK's default scheduler (Scheduler.discard); idle runners are ended.
      */
     private void drainAtStop() {
         Runnable task = (Runnable) LIFO.getAndSet(this, (Runnable) null);

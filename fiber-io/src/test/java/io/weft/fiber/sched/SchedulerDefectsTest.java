@@ -15,6 +15,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -210,5 +211,80 @@ class SchedulerDefectsTest {
 
         release.countDown();
         Awaitility.await().atMost(WAIT).until(scheduler::isTerminated);
+    }
+
+    /**
+     * A fiber readied after its scheduler stopped used to be rejected: whoever unparked it got a
+     * RejectedExecutionException, and the fiber never ran again. Now it goes on on the JDK's
+     * default scheduler and runs to its end.
+     */
+    @Test
+    void aFiberUnparkedAfterStopRunsToItsEnd() {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "unpark-after-stop");
+        AtomicReference<Thread> fiber = new AtomicReference<>();
+        AtomicBoolean go = new AtomicBoolean();
+        AtomicBoolean finished = new AtomicBoolean();
+        scheduler.submit(new Probe(() -> {
+            fiber.set(Thread.currentThread());
+            while (!go.get()) {
+                LockSupport.park();
+            }
+            finished.set(true);
+        }));
+        Awaitility.await().atMost(WAIT).until(() -> isIn(fiber.get(), Thread.State.WAITING));
+        assertTrue(scheduler.stop(WAIT), "a parked fiber does not hold its carrier");
+
+        go.set(true);
+        LockSupport.unpark(fiber.get()); // threw RejectedExecutionException
+        Awaitility.await().atMost(WAIT).until(() -> isIn(fiber.get(), Thread.State.TERMINATED));
+        assertTrue(finished.get());
+        assertEquals(1, scheduler.handedOverAfterStop());
+        assertEquals(0, scheduler.droppedAfterStop());
+    }
+
+    /**
+     * A fiber waiting for a monitor when its scheduler stopped is readied by the JDK's own
+     * monitor-unblocker thread once the monitor is free. The rejection used to end that JVM-wide
+     * thread, after which every virtual thread in the JVM that blocked on a contended monitor
+     * waited forever (found by the interop stress test, whose producer threads hung after an
+     * earlier FiberIo closed while one of its runner fibers waited for a map's lock).
+     */
+    @Test
+    void aFiberBlockedOnAMonitorWhenItsSchedulerStopsGetsItAndOtherVirtualThreadsStillDo() {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "monitor-after-stop");
+        Object monitor = new Object();
+        AtomicReference<Thread> fiber = new AtomicReference<>();
+        AtomicBoolean entered = new AtomicBoolean();
+        synchronized (monitor) {
+            scheduler.submit(new Probe(() -> {
+                fiber.set(Thread.currentThread());
+                synchronized (monitor) {
+                    entered.set(true);
+                }
+            }));
+            Awaitility.await().atMost(WAIT).until(() -> isIn(fiber.get(), Thread.State.BLOCKED));
+            assertTrue(scheduler.stop(WAIT), "a fiber blocked on a monitor does not hold its carrier");
+        } // the JDK's unblocker thread now submits the fiber to its stopped scheduler
+        Awaitility.await().atMost(WAIT).until(() -> isIn(fiber.get(), Thread.State.TERMINATED));
+        assertTrue(entered.get());
+
+        Object other = new Object();
+        Thread plain;
+        synchronized (other) {
+            plain = Thread.ofVirtual().name("plain").start(() -> {
+                synchronized (other) {
+                    Thread.onSpinWait();
+                }
+            });
+            Awaitility.await().atMost(WAIT).until(() -> plain.getState() == Thread.State.BLOCKED);
+        }
+        Awaitility.await()
+                .atMost(WAIT)
+                .alias("a plain virtual thread blocked on a monitor is unblocked: the JDK's unblocker is alive")
+                .until(() -> plain.getState() == Thread.State.TERMINATED);
+    }
+
+    private static boolean isIn(Thread thread, Thread.State state) {
+        return thread != null && thread.getState() == state;
     }
 }

@@ -103,7 +103,8 @@ public final class FiberIo implements Io, AutoCloseable {
      * timeout. Tasks still alive then are reported by close() in an IllegalStateException,
      * never dropped silently; they stay parked (a virtual thread cannot be killed), and one that
      * is readied later goes on on the JDK's default scheduler, where, cancelled, it unwinds
-     * (sched.Carriers, "Fibers after stop"). Worker
+     * (sched.Carriers, "Fibers after stop": up to a wait on this FiberIo's timers, which no
+     * longer fire). Worker
      * threads that did not end are reported too. Idempotent: a second close does nothing.
      */
 
@@ -747,7 +748,8 @@ public final class FiberIo implements Io, AutoCloseable {
         List<RawTask> unfinished = shutdown(closeTimeout);
         if (!unfinished.isEmpty()) {
             throw new IllegalStateException(unfinished.size() + " task(s) of " + name + " did not finish within "
-                    + closeTimeout + " of being cancelled (they stay parked; a virtual thread cannot be killed): "
+                    + closeTimeout + " of being cancelled (they stay parked, and go on on the JDK's default"
+                    + " scheduler if readied later; a virtual thread cannot be killed): "
                     + unfinished);
         }
         String stuck = stuckWorkers;

@@ -55,9 +55,14 @@ public final class Carriers {
      * That readier is often a JDK thread: the one that unblocks virtual threads waiting for a
      * monitor ends on an exception, and every virtual thread in the JVM that blocks on a
      * contended monitor then waits forever (seen: a weft-producer thread of an unrelated test).
-     * The thread is not running at that point (it is being submitted), and the JDK's state
-     * machine lets exactly one readier submit it, so the write happens-before its next run as at
-     * a start. resumption(continuation) tells such a submission from a start (state not STARTED).
+     * The thread is not running at that point (it is being submitted after a state change only
+     * a readier makes), so the write happens-before its next run as at a start; when the JDK
+     * submits the same thread twice (a stack-trace request resubmits a readied thread), both
+     * submissions write the same value, and the extra run finds nothing to do. The moved fiber's
+     * code runs to its end, except a wait on the stopped scheduler's own timers (a shielded
+     * Io.sleep in a finally block), which no worker fires any more: that one stays parked, as
+     * every readied fiber did before. resumption(continuation) tells such a submission from a
+     * start (state not STARTED).
      *
      * The cost on Scheduler.execute's path: a class comparison, one field load and a volatile
      * int load; a fiber's start adds a ThreadLocal write, read and clear. Writing a final field
@@ -84,7 +89,7 @@ public final class Carriers {
     private static final VarHandle STATE;
 
     private static final int STARTED;
-    /** VirtualThread.scheduler (final; written once per foreign thread, before it runs). */
+    /** VirtualThread.scheduler (final; written for a foreign thread before it runs, and for a fiber readied after stop). */
     private static final Field SCHEDULER;
 
     private static final Executor DEFAULT_SCHEDULER;
@@ -294,7 +299,7 @@ public final class Carriers {
         }
     }
 
-    /** The fiber the calling thread is starting in {@link #startFiber}, else null. */
+    /** The fiber the calling thread is starting (Scheduler.startRunner), else null. */
     private static final ThreadLocal<Thread> STARTING = new ThreadLocal<>();
 
     /**
@@ -313,7 +318,7 @@ public final class Carriers {
 
     /**
      * If {@code continuation} is the first submission of a virtual thread that is not a fiber
-     * (not being started by {@link #startFiber} on this thread), returns that thread; else null.
+     * (not being started by Scheduler.startRunner on this thread), returns that thread; else null.
      */
     static Thread foreignStart(Runnable continuation) {
         if (continuation.getClass() != CONTINUATION_CLASS) {

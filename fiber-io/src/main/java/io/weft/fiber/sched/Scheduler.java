@@ -81,7 +81,8 @@ public final class Scheduler implements Executor {
      * is recognised here and the thread is moved to the JDK's default scheduler for good, before
      * it runs (Carriers, "Virtual threads that are not fibers"); that check comes before the
      * `stopped` one, so a thread started after close is moved too, never dropped. Runner fibers
-     * are started through Carriers.startFiber, which is how they are told apart.
+     * are started through startRunner, which marks them (Carriers.markStarting): that is how
+     * they are told apart.
      *
      * Failures: an exception from firing timers or from maintenance (a readied thread whose own
      * scheduler throws) goes to the worker's uncaught-exception handler; it never ends a worker
@@ -366,7 +367,7 @@ public final class Scheduler implements Executor {
             }
             injector.push(task);
             if (stopped) {
-                drainInjector(); // stop() may have drained it before this push: settle it here
+                settleLatePush(); // stop() may have drained the Injector before this push
                 return;
             }
         }
@@ -440,6 +441,15 @@ public final class Scheduler implements Executor {
             return;
         }
         rejectIfStopped(task);
+    }
+
+    /**
+     * Settles what a push that raced stop() left in the Injector, on a short-lived thread of its
+     * own: the pusher may be a JDK thread (the monitor unblocker), and settling cancels queued
+     * jobs, whose completion callbacks are user code that must not run (or block) there.
+     */
+    private void settleLatePush() {
+        Thread.ofPlatform().daemon().name(name + "-late-drain").start(this::drainInjector);
     }
 
     private void rejectIfStopped(Runnable task) {

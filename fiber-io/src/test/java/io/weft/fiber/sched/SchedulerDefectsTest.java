@@ -240,6 +240,40 @@ class SchedulerDefectsTest {
         assertTrue(finished.get());
         assertEquals(1, scheduler.handedOverAfterStop());
         assertEquals(0, scheduler.droppedAfterStop());
+        // what is not a fiber being readied is still refused
+        assertThrows(RejectedExecutionException.class, () -> scheduler.execute(() -> {}));
+        assertEquals(1, scheduler.droppedAfterStop());
+    }
+
+    /**
+     * A fiber readied before stop but still queued when the workers stopped used to be counted
+     * as dropped and never ran again. Now stop() hands it to the JDK's default scheduler.
+     */
+    @Test
+    void aFiberQueuedWhenItsSchedulerStopsRunsToItsEnd() throws InterruptedException {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "queued-at-stop");
+        AtomicReference<Thread> fiber = new AtomicReference<>();
+        AtomicBoolean go = new AtomicBoolean();
+        AtomicBoolean finished = new AtomicBoolean();
+        scheduler.submit(new Probe(() -> {
+            fiber.set(Thread.currentThread());
+            while (!go.get()) {
+                LockSupport.park();
+            }
+            finished.set(true);
+        }));
+        Awaitility.await().atMost(WAIT).until(() -> isIn(fiber.get(), Thread.State.WAITING));
+        CountDownLatch release = new CountDownLatch(1);
+        blockOneWorker(scheduler, release); // the only worker: the readied fiber stays queued
+        go.set(true);
+        LockSupport.unpark(fiber.get());
+
+        assertFalse(scheduler.stop(Duration.ofMillis(50)), "the only worker is blocked");
+        Awaitility.await().atMost(WAIT).until(() -> isIn(fiber.get(), Thread.State.TERMINATED));
+        assertTrue(finished.get());
+        assertEquals(1, scheduler.handedOverAfterStop());
+        release.countDown();
+        Awaitility.await().atMost(WAIT).until(scheduler::isTerminated);
     }
 
     /**

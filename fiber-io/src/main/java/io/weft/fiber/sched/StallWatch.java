@@ -1,5 +1,6 @@
 package io.weft.fiber.sched;
 
+import io.weft.internal.ParkClock;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.concurrent.locks.LockSupport;
@@ -53,6 +54,11 @@ final class StallWatch implements Runnable {
      * watch wakes every half threshold (1 ms by default) and reads a few fields per worker (and
      * takes IdleWorkers' lock once per worker, to read its parked bit).
      * Virtual clocks get no watch: their runs must not depend on real time.
+     *
+     * Park clock: a watch whose period is at most ParkClock.KEEPER_PERIOD_NANOS (the default 2 ms
+     * threshold looks every 1 ms) also keeps ParkClock's tick fresh, one write per look when the
+     * tick changed, so a fiber's park stamps its token without reading the clock. It registers
+     * before its first look and releases when it ends, whatever ends it.
      */
 
     private final Scheduler scheduler;
@@ -90,9 +96,26 @@ final class StallWatch implements Runnable {
     public void run() {
         long period = Math.max(100_000L, thresholdNanos / 2);
         lastLook = System.nanoTime();
+        boolean keeper = period <= ParkClock.KEEPER_PERIOD_NANOS; // see the notes, "Park clock"
+        if (keeper) {
+            ParkClock.keep(lastLook);
+        }
+        try {
+            watch(period, keeper);
+        } finally {
+            if (keeper) {
+                ParkClock.release();
+            }
+        }
+    }
+
+    private void watch(long period, boolean keeper) {
         while (!scheduler.isStopped()) {
             LockSupport.parkNanos(this, period);
             long now = System.nanoTime();
+            if (keeper) {
+                ParkClock.tick(now);
+            }
             try {
                 if (now - lastLook > 2 * period) {
                     // The watch itself was held up (a GC pause, an oversubscribed machine): the

@@ -12,7 +12,8 @@ module io.weft {
     // runs Io.with bodies as root tasks, and counts and cancels the tasks it runs; SideThreads and
     // Context, for an inline Io whose virtual clock keeps the threads beside its callers in turns,
     // and for the combinators that start such threads; TaskProbe, for the conformance kit's checks
-    // that a waiter that gave up left nothing behind
+    // that a waiter that gave up left nothing behind; ParkClock, for a FiberIo's stall watch that
+    // keeps the tick a park stamps its token with
     exports io.weft.internal to
             io.weft.fiber,
             io.weft.blocking,

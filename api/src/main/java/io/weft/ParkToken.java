@@ -119,7 +119,9 @@ public final class ParkToken {
 
     /**
      * Returns how long the owner has been parked on this token (since its wait began), to about a
-     * millisecond; zero if it has not parked on it.
+     * millisecond; zero if it has not parked on it. While a FiberIo's stall watch keeps the
+     * stamp's clock (see FiberIo's builder, {@code stallThreshold}), the age may also read long by
+     * however late that watch's thread was scheduled when the wait began.
      *
      * @return the time since the owner began to park on this token
      */

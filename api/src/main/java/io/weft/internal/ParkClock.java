@@ -13,21 +13,31 @@ public final class ParkClock {
      *
      * Why: a clock read costs about 25 ns on a virtual machine's clock source (kvm-clock through
      * the vDSO), and every park of a fiber stamps its token (ParkToken.since, for FiberDump's
-     * "parked for"). A ping_pong round trip is two parks of about 290 ns each: the two reads were
-     * 8-10% of it (JMH, TokioSuite.pingPong, fiber: 635 and 576 us/op with the reads, 587 and 512
-     * without, two runs of 2 forks each, alternating).
+     * "parked for"). A ping_pong round trip is two parks of about 290 ns each: JMH (fiber, jars
+     * before and after alternating, 2 forks twice) put pingPong at 611 and 569 us/op with the
+     * reads and 527 and 525 without (BENCHMARKS.md, "2026-11-27: the park clock").
      *
-     * The stamp's unit is already 2^20 ns, so a tick refreshed at least once per unit is as good
-     * as a clock read: a stamp from it is at most about one unit old (plus however late the
-     * keeper's thread was woken), and a wait's age reads at most that much long.
+     * The stamp's unit is already 2^20 ns, so a tick refreshed about once per unit is nearly as
+     * good as a clock read: a stamp from it is about one unit old at most, plus however late the
+     * keeper's thread runs, and a wait's age reads long by that much. A keeper held up (a GC
+     * pause, an overloaded machine that does not schedule its thread) makes every stamp taken
+     * meanwhile read long by the delay: ages are diagnostics, and the same delay held up the
+     * parked tasks' own progress.
+     *
+     * Scope: one tick for the whole JVM. While any keeper is registered, every park reads the
+     * tick, whatever runtime it belongs to (BlockingIo, a FiberIo with a virtual clock or with its
+     * watch off); with none, every park reads the clock.
      *
      * Keepers: a FiberIo's stall watch looks every half threshold, 1 ms by default; a watch whose
      * period is at most one unit registers as a keeper (keep, then tick on every look, release
-     * when it ends). With no keeper (no FiberIo, only ones with the watch off or a longer
-     * threshold, a virtual clock: no watch) a park reads the clock, as before. keep() writes the
-     * tick before it counts itself, so a reader that sees a keeper sees a tick at least that
-     * recent. The tick is one int, written about once a millisecond by each keeper (only when it
-     * changed) and read by every park: the line stays shared, a read is a plain load on x86.
+     * when it ends, in a finally). keep() writes the tick before it counts itself, so a reader
+     * that sees a keeper sees a tick at least that recent.
+     *
+     * Memory: `tick` is written by keepers (each about once per unit, only when the unit
+     * changed, and only forward: a keeper that read the clock before another one's newer write
+     * does not move it back by more than the width of that race) and read by every park;
+     * KEEPERS is changed by keepers as they start and end and read by every park. Both lines stay
+     * shared: a read is a plain load on x86.
      *
      * Per park: two volatile reads (the keeper count and the tick), no clock read, no write.
      */
@@ -37,7 +47,9 @@ public final class ParkClock {
     /** The longest a keeper may wait between ticks, in nanoseconds: one unit. */
     public static final long KEEPER_PERIOD_NANOS = 1L << SHIFT;
 
+    /** How many keepers are registered: changed by keepers, read by every park. */
     private static final AtomicInteger KEEPERS = new AtomicInteger();
+    /** Now, as of the latest keeper's look, in units; written by keepers, read by every park. */
     private static volatile int tick;
 
     private ParkClock() {}
@@ -54,7 +66,8 @@ public final class ParkClock {
 
     /**
      * Registers the calling keeper, which from now on calls {@link #tick} with a fresh
-     * {@code nanoTime} at least every {@link #KEEPER_PERIOD_NANOS}, until it calls {@link #release}.
+     * {@code nanoTime} about every {@link #KEEPER_PERIOD_NANOS} (a wake-up may come a little
+     * late), until it calls {@link #release}.
      *
      * @param nanoTime {@link System#nanoTime()}, read just now
      */
@@ -70,7 +83,7 @@ public final class ParkClock {
      */
     public static void tick(long nanoTime) {
         int now = (int) (nanoTime >>> SHIFT);
-        if (tick != now) {
+        if (now - tick > 0) { // forward only (wrap-safe): another keeper may have written a newer unit
             tick = now;
         }
     }

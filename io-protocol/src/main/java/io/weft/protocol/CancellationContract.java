@@ -68,24 +68,21 @@ public abstract class CancellationContract extends IoContract {
 
     @Test
     void theParkedTaskSeesCancelledThrownFromItsSuspendPoint() {
-        AtomicReference<Throwable> seen = new AtomicReference<>();
-        Started<Void> started = startElsewhere(() -> {
-            try {
-                return parkUntilCancelled();
-            } catch (Throwable t) {
-                seen.set(t);
-                throw t;
-            }
-        });
-        started.awaitParked();
-        started.future().cancel();
-        awaitDone(started.future());
-        assertTrue(seen.get() instanceof Cancelled, "suspendRaw threw " + seen.get());
+        Throwable seen = thrownAtTheSuspendPointOfACancelledTask();
+        assertTrue(seen instanceof Cancelled, "suspendRaw threw " + seen);
     }
 
     @Test
     void theCancelledASuspendPointThrowsHasNoStackTraceButSaysWhatWasCancelled() {
         assumeFalse(Boolean.getBoolean("io.weft.cancelledStackTraces"), "this JVM asked for cancellation stack traces");
+        Throwable seen = thrownAtTheSuspendPointOfACancelledTask();
+        assertTrue(seen instanceof Cancelled, "suspendRaw threw " + seen);
+        assertEquals(0, seen.getStackTrace().length, "control flow: no stack walk per cancelled task");
+        assertTrue(seen.getMessage().endsWith("was cancelled"), seen.getMessage());
+    }
+
+    /** Parks a task elsewhere, cancels it, and returns what its suspend point threw (null if nothing). */
+    private Throwable thrownAtTheSuspendPointOfACancelledTask() {
         AtomicReference<Throwable> seen = new AtomicReference<>();
         Started<Void> started = startElsewhere(() -> {
             try {
@@ -98,9 +95,7 @@ public abstract class CancellationContract extends IoContract {
         started.awaitParked();
         started.future().cancel();
         awaitDone(started.future());
-        assertTrue(seen.get() instanceof Cancelled, "suspendRaw threw " + seen.get());
-        assertEquals(0, seen.get().getStackTrace().length, "control flow: no stack walk per cancelled task");
-        assertTrue(seen.get().getMessage().endsWith("was cancelled"), seen.get().getMessage());
+        return seen.get();
     }
 
     @Test

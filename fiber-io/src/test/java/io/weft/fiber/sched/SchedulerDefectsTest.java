@@ -221,23 +221,11 @@ class SchedulerDefectsTest {
     @Test
     void aFiberUnparkedAfterStopRunsToItsEnd() {
         Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "unpark-after-stop");
-        AtomicReference<Thread> fiber = new AtomicReference<>();
-        AtomicBoolean go = new AtomicBoolean();
-        AtomicBoolean finished = new AtomicBoolean();
-        scheduler.submit(new Probe(() -> {
-            fiber.set(Thread.currentThread());
-            while (!go.get()) {
-                LockSupport.park();
-            }
-            finished.set(true);
-        }));
-        Awaitility.await().atMost(WAIT).until(() -> isIn(fiber.get(), Thread.State.WAITING));
+        ParkedFiber fiber = ParkedFiber.start(scheduler);
         assertTrue(scheduler.stop(WAIT), "a parked fiber does not hold its carrier");
 
-        go.set(true);
-        LockSupport.unpark(fiber.get()); // threw RejectedExecutionException
-        Awaitility.await().atMost(WAIT).until(() -> isIn(fiber.get(), Thread.State.TERMINATED));
-        assertTrue(finished.get());
+        fiber.release(); // its unpark threw RejectedExecutionException
+        fiber.awaitFinished();
         assertEquals(1, scheduler.handedOverAfterStop());
         assertEquals(0, scheduler.droppedAfterStop());
         // what is not a fiber being readied is still refused
@@ -252,25 +240,13 @@ class SchedulerDefectsTest {
     @Test
     void aFiberQueuedWhenItsSchedulerStopsRunsToItsEnd() throws InterruptedException {
         Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "queued-at-stop");
-        AtomicReference<Thread> fiber = new AtomicReference<>();
-        AtomicBoolean go = new AtomicBoolean();
-        AtomicBoolean finished = new AtomicBoolean();
-        scheduler.submit(new Probe(() -> {
-            fiber.set(Thread.currentThread());
-            while (!go.get()) {
-                LockSupport.park();
-            }
-            finished.set(true);
-        }));
-        Awaitility.await().atMost(WAIT).until(() -> isIn(fiber.get(), Thread.State.WAITING));
+        ParkedFiber fiber = ParkedFiber.start(scheduler);
         CountDownLatch release = new CountDownLatch(1);
         blockOneWorker(scheduler, release); // the only worker: the readied fiber stays queued
-        go.set(true);
-        LockSupport.unpark(fiber.get());
+        fiber.release();
 
         assertFalse(scheduler.stop(Duration.ofMillis(50)), "the only worker is blocked");
-        Awaitility.await().atMost(WAIT).until(() -> isIn(fiber.get(), Thread.State.TERMINATED));
-        assertTrue(finished.get());
+        fiber.awaitFinished();
         assertEquals(1, scheduler.handedOverAfterStop());
         release.countDown();
         Awaitility.await().atMost(WAIT).until(scheduler::isTerminated);
@@ -320,5 +296,31 @@ class SchedulerDefectsTest {
 
     private static boolean isIn(Thread thread, Thread.State state) {
         return thread != null && thread.getState() == state;
+    }
+
+    /** A fiber of {@code scheduler} parked until {@link #release}; it records that it finished. */
+    private record ParkedFiber(AtomicReference<Thread> thread, AtomicBoolean go, AtomicBoolean finished) {
+        static ParkedFiber start(Scheduler scheduler) {
+            ParkedFiber fiber = new ParkedFiber(new AtomicReference<>(), new AtomicBoolean(), new AtomicBoolean());
+            scheduler.submit(new Probe(() -> {
+                fiber.thread.set(Thread.currentThread());
+                while (!fiber.go.get()) {
+                    LockSupport.park();
+                }
+                fiber.finished.set(true);
+            }));
+            Awaitility.await().atMost(WAIT).until(() -> isIn(fiber.thread.get(), Thread.State.WAITING));
+            return fiber;
+        }
+
+        void release() {
+            go.set(true);
+            LockSupport.unpark(thread.get());
+        }
+
+        void awaitFinished() {
+            Awaitility.await().atMost(WAIT).until(() -> isIn(thread.get(), Thread.State.TERMINATED));
+            assertTrue(finished.get());
+        }
     }
 }

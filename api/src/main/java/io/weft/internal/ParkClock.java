@@ -15,7 +15,8 @@ public final class ParkClock {
      * the vDSO), and every park of a fiber stamps its token (ParkToken.since, for FiberDump's
      * "parked for"). A ping_pong round trip is two parks of about 290 ns each: JMH (fiber, jars
      * before and after alternating, 2 forks twice) put pingPong at 611 and 569 us/op with the
-     * reads and 527 and 525 without (BENCHMARKS.md, "2026-11-27: the park clock").
+     * reads and 527 and 525 without; a 3-fork run on a quieter machine, 462 +- 20 and 445 +- 44
+     * (BENCHMARKS.md, "2026-11-27: the park clock"): a few percent, inside the error.
      *
      * The stamp's unit is already 2^20 ns, so a tick refreshed about once per unit is nearly as
      * good as a clock read: a stamp from it is about one unit old at most, plus however late the

@@ -14,6 +14,9 @@ import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Io;
 import io.weft.ParkToken;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -150,6 +153,39 @@ class TasksBeforeThreadsTest {
                 return all;
             });
             assertFalse(stable.contains(false));
+        }
+    }
+
+    /**
+     * Weft's own lookups of the installed Io and current task leave no JDK scoped-value cache on a
+     * runner fiber (an Object[32], 144 bytes per parked task): Context reads its binding from the
+     * thread (InnermostBinding). A task's own ScopedValue still works, and the Io is found inside it.
+     */
+    @Test
+    void weftsOwnLookupsLeaveNoScopedValueCacheOnARunner() throws ReflectiveOperationException {
+        MethodHandle cacheOfThisThread = MethodHandles.privateLookupIn(Thread.class, MethodHandles.lookup())
+                .findStatic(Thread.class, "scopedValueCache", MethodType.methodType(Object[].class));
+        ScopedValue<String> users = ScopedValue.newInstance();
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            Object[] seen = io.call(() -> Io.async(() -> {
+                        Io.async(() -> 1).await(); // a spawn and an await: both look the context up
+                        Object[] cache = cacheOf(cacheOfThisThread);
+                        Io inUsersBinding = ScopedValue.where(users, "x").call(Io::current);
+                        return new Object[] {cache, inUsersBinding, Io.current(), users.isBound()};
+                    })
+                    .await());
+            assertNull(seen[0], "the runner made a scoped-value cache for Weft's lookups");
+            assertSame(io, seen[1], "the installed Io, found under a task's own binding");
+            assertSame(io, seen[2]);
+            assertEquals(false, seen[3], "the task's binding ended with its call");
+        }
+    }
+
+    private static Object[] cacheOf(MethodHandle cacheOfThisThread) {
+        try {
+            return (Object[]) cacheOfThisThread.invokeExact();
+        } catch (Throwable t) {
+            throw new AssertionError(t);
         }
     }
 

@@ -24,11 +24,11 @@ public final class Context {
      * Task.runClaimed does the save/write/restore itself, so no frame of Context's sits under a
      * task's body: every frame there is in every parked task's stack chunk.
      *
-     * Why not a binding per task: a binding costs two allocations (Carrier, Snapshot), and it
-     * invalidates the thread's ScopedValue cache, so the next lookup of the task walks the
-     * bindings and refills the cache (about 15% of a trivial task's spawn-run-complete, measured
-     * by JFR on spawn_many_local), and it adds the JDK's ScopedValue call frames to every
-     * parked task's stack.
+     * Why not a binding per task: a binding costs two allocations (Carrier, Snapshot), it
+     * invalidated the thread's ScopedValue cache, so the next lookup walked the bindings and
+     * refilled the cache (about 15% of a trivial task's spawn-run-complete, measured by JFR on
+     * spawn_many_local, before lookups read the innermost binding directly, below), and it adds
+     * the JDK's ScopedValue call frames to every parked task's stack.
      *
      * Io.with binds a new slot (it is rare, and a new binding is what a StructuredTaskScope
      * forked inside it must inherit). A thread that is not a slot's owner (a fork inheriting its

@@ -7,9 +7,10 @@ import java.lang.invoke.MethodType;
 /**
  * Reads the current thread's innermost {@link ScopedValue} binding, when it binds a given key,
  * straight from the thread's bindings instead of through the JDK's per-thread lookup cache. It
- * needs {@code java.lang} open to this code (the flag FiberIo needs anyway); without it,
- * {@link #AVAILABLE} is false, every read answers null, and callers use {@link ScopedValue}'s own
- * lookup.
+ * needs {@code java.lang} open to this code: on the class path the flag FiberIo needs opens it
+ * (ALL-UNNAMED); on the module path it takes {@code java.base/java.lang=io.weft} as well. Without
+ * it, {@link #AVAILABLE} is false, every read answers null, and callers use {@link ScopedValue}'s
+ * own lookup (correct, with the cache).
  */
 final class InnermostBinding {
     /*
@@ -34,8 +35,11 @@ final class InnermostBinding {
      * "bindings unknown, walk the stack" state, null) answers null: the caller asks ScopedValue,
      * which may fill the cache as before.
      *
-     * Threads: only the calling thread's own bindings are read, and only that thread changes
-     * them; Snapshot.bindings, Carrier.key and Carrier.value are final. No ordering is needed.
+     * Threads: only the calling thread's own bindings are read. Besides the thread itself, only
+     * the thread that starts it writes them (a StructuredTaskScope fork gets its parent's
+     * snapshot before start(), which orders the write), and the JVM may set them to null (the
+     * walk-the-stack state, answered with null here). Snapshot.bindings, Carrier.key and
+     * Carrier.value are final. No ordering is needed.
      *
      * JDK coupling: private fields of Thread, ScopedValue.Snapshot and ScopedValue.Carrier (JDK
      * 25). If one is missing or closed to this code, the class turns itself off when it loads
@@ -106,7 +110,9 @@ final class InnermostBinding {
                 return null;
             }
             return (Object) CARRIER_VALUE.invokeExact(newest);
-        } catch (Throwable getterFailed) { // plain field reads: they do not throw
+        } catch (RuntimeException | Error e) {
+            throw e; // a StackOverflowError here stays one
+        } catch (Throwable getterFailed) { // plain field reads: they throw nothing checked
             throw new IllegalStateException(getterFailed);
         }
     }

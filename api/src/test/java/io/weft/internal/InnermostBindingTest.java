@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.Io;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,6 +42,33 @@ class InnermostBindingTest {
                         .call(() -> ScopedValue.where(OTHER, "x").call(() -> InnermostBinding.valueOf(KEY))),
                 "another key bound innermost: ask ScopedValue");
         assertNull(InnermostBinding.valueOf(KEY), "unbound again after the calls");
+    }
+
+    @Test
+    void contextLookupsUnderIoWithMakeNoScopedValueCache() throws Throwable {
+        MethodHandle cacheOfThisThread = MethodHandles.privateLookupIn(Thread.class, MethodHandles.lookup())
+                .findStatic(Thread.class, "scopedValueCache", MethodType.methodType(Object[].class));
+        DeferredIo io = new DeferredIo();
+        Object[][] cache = {new Object[0]}; // stays non-null if the thread never got there
+        Thread fresh = Thread.ofPlatform()
+                .start(
+                        () -> { // a thread whose cache nothing else filled
+                            Io.with(io).run(() -> {
+                                Context.currentIo();
+                                Context.currentTask();
+                                cache[0] = cacheOf(cacheOfThisThread);
+                            });
+                        });
+        fresh.join();
+        assertNull(cache[0], "Context's lookups filled the JDK's scoped-value cache");
+    }
+
+    private static Object[] cacheOf(MethodHandle cacheOfThisThread) {
+        try {
+            return (Object[]) cacheOfThisThread.invokeExact();
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
     }
 
     @Test

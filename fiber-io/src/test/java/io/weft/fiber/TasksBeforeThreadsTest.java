@@ -14,9 +14,7 @@ import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Io;
 import io.weft.ParkToken;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -163,13 +161,13 @@ class TasksBeforeThreadsTest {
      */
     @Test
     void weftsOwnLookupsLeaveNoScopedValueCacheOnARunner() throws ReflectiveOperationException {
-        MethodHandle cacheOfThisThread = MethodHandles.privateLookupIn(Thread.class, MethodHandles.lookup())
-                .findStatic(Thread.class, "scopedValueCache", MethodType.methodType(Object[].class));
+        Method cacheOfThisThread = Thread.class.getDeclaredMethod("scopedValueCache"); // the JDK's lookup cache
+        cacheOfThisThread.setAccessible(true);
         ScopedValue<String> users = ScopedValue.newInstance();
         try (FiberIo io = FiberIo.builder().workers(1).build()) {
             Object[] seen = io.call(() -> Io.async(() -> {
                         Io.async(() -> 1).await(); // a spawn and an await: both look the context up
-                        Object[] cache = cacheOf(cacheOfThisThread);
+                        Object cache = cacheOfThisThread.invoke(null);
                         Io inUsersBinding = ScopedValue.where(users, "x").call(Io::current);
                         return new Object[] {cache, inUsersBinding, Io.current(), users.isBound()};
                     })
@@ -178,14 +176,6 @@ class TasksBeforeThreadsTest {
             assertSame(io, seen[1], "the installed Io, found under a task's own binding");
             assertSame(io, seen[2]);
             assertEquals(false, seen[3], "the task's binding ended with its call");
-        }
-    }
-
-    private static Object[] cacheOf(MethodHandle cacheOfThisThread) {
-        try {
-            return (Object[]) cacheOfThisThread.invokeExact();
-        } catch (Throwable t) {
-            throw new AssertionError(t);
         }
     }
 

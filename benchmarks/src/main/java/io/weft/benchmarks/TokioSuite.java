@@ -452,8 +452,8 @@ public class TokioSuite {
         return Peers.check(done.join(), CHAIN_DEPTH);
     }
 
-    /** One task of the chain: spawns the next, or completes {@code done} if it is the last. */
-    private static Void fiberLink(int left, CompletableFuture<Integer> done) {
+    /** One task of the chain: spawns the next, or completes {@code done} with CHAIN_DEPTH if it is the last. */
+    static Void fiberLink(int left, CompletableFuture<Integer> done) {
         if (left == 1) {
             done.complete(CHAIN_DEPTH);
         } else {
@@ -473,7 +473,8 @@ public class TokioSuite {
                 .start();
     }
 
-    private static void executorChain(Executor executor, int left, CompletableFuture<Integer> done) {
+    /** Starts a chain of {@code left} executor tasks; the last completes {@code done} with CHAIN_DEPTH. */
+    static void executorChain(Executor executor, int left, CompletableFuture<Integer> done) {
         executor.execute(() -> {
             if (left == 1) {
                 done.complete(CHAIN_DEPTH);

@@ -35,11 +35,7 @@ class ParkClockTest {
     @Test
     void withTheWatchOffAParkReadsTheClockAndTheAgeIsTrue() {
         int before = ParkClock.keepers();
-        try (FiberIo io = FiberIo.builder()
-                .workers(1)
-                .name("unkept")
-                .stallThreshold(Duration.ZERO)
-                .build()) {
+        try (FiberIo io = oneWorker("unkept", Duration.ZERO)) {
             assertEquals(before, ParkClock.keepers());
             assertAgeIsTrue(io);
         }
@@ -48,11 +44,7 @@ class ParkClockTest {
     @Test
     void aWatchWithALongPeriodIsNoKeeper() {
         int before = ParkClock.keepers();
-        try (FiberIo io = FiberIo.builder()
-                .workers(1)
-                .name("slow-watch")
-                .stallThreshold(Duration.ofMillis(50))
-                .build()) {
+        try (FiberIo io = oneWorker("slow-watch", Duration.ofMillis(50))) {
             // the watch thread starts on its own: watch the count for a while, not once
             await().during(Duration.ofMillis(50)).until(() -> ParkClock.keepers() == before);
             assertAgeIsTrue(io);
@@ -96,5 +88,10 @@ class ParkClockTest {
                 "the age " + age + " reads longer than the " + Duration.ofNanos(elapsed) + " since the park began");
         io.ready(parked.get());
         await().until(() -> io.liveTasks() == 0);
+    }
+
+    /** A one-worker FiberIo named {@code name} whose stall watch has {@code threshold} (zero: off). */
+    private static FiberIo oneWorker(String name, Duration threshold) {
+        return FiberIo.builder().workers(1).name(name).stallThreshold(threshold).build();
     }
 }

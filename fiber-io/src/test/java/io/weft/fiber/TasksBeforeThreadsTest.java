@@ -336,6 +336,45 @@ class TasksBeforeThreadsTest {
         }
     }
 
+    /**
+     * A runner runs the jobs that follow each other in place in turns of at most 64:
+     * a chain many turns long runs every link once, in order, on one thread (none lost or run
+     * twice at a turn's end).
+     */
+    @Test
+    void aChainManyTurnsLongRunsEveryLinkOnceInOrderOnOneThread() throws Exception {
+        int links = 1_003; // Runner.JOBS_PER_TURN is 64: fifteen turns and a part
+        List<Integer> order = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.Set<Thread> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.concurrent.CompletableFuture<Integer> done = new java.util.concurrent.CompletableFuture<>();
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            io.spawn(() -> link(links, order, threads, done));
+            assertEquals(links, done.get());
+        }
+        List<Integer> expected = new ArrayList<>();
+        for (int left = links; left >= 1; left--) {
+            expected.add(left);
+        }
+        assertEquals(expected, order);
+        assertEquals(1, threads.size(), "every link ran in place on the first link's runner");
+    }
+
+    /** One link: records itself, then spawns the next or completes {@code done}. */
+    private static Void link(
+            int left,
+            List<Integer> order,
+            java.util.Set<Thread> threads,
+            java.util.concurrent.CompletableFuture<Integer> done) {
+        order.add(left);
+        threads.add(Thread.currentThread());
+        if (left == 1) {
+            done.complete(order.size());
+        } else {
+            Io.async(() -> link(left - 1, order, threads, done));
+        }
+        return null;
+    }
+
     /** Io.yield lets the other tasks of a one-worker FiberIo run (a checkpoint alone would spin forever). */
     @Test
     void yieldLetsAnotherTaskRunOnTheOnlyWorker() {

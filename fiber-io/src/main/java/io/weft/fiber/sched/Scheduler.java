@@ -149,7 +149,7 @@ public final class Scheduler implements Executor {
      * in JSON thread dumps. Its name is the JDK's (class@hash): naming a container needs JDK
      * internals that FiberIo's one flag does not open.
      */
-    private final ExecutorService container;
+    final ExecutorService container; // package-private: SchedulerDefectsTest reads isShutdown
     /** Runner fibers are named {@code <FiberIo name>-fiber-<n>}. */
     private final String fiberNamePrefix;
 
@@ -166,6 +166,8 @@ public final class Scheduler implements Executor {
     final long maxParkNanos;
     /** Tests only: run by a worker about to park, before it counts itself parked. */
     volatile Runnable beforePark;
+    /** Tests only: run by a worker about to start a new runner fiber (the pool had none idle). */
+    volatile Runnable beforeRunnerStart;
     /** Whether the seed decides tie-breaks (FiberIo.Builder.explore); workers read it, never write. */
     final boolean explores;
     /** Orders timers due at the same instant when exploring (used under the TimerHeap's lock), else null. */
@@ -474,6 +476,10 @@ public final class Scheduler implements Executor {
      * and marks it as a fiber (Carriers.markStarting), and the container starts it at once.
      */
     void startRunner(Worker worker, Runner runner) {
+        Runnable hook = beforeRunnerStart;
+        if (hook != null) {
+            hook.run(); // tests: act between the worker's last look at `stopped` and the start
+        }
         worker.startingRunner = runner;
         try {
             container.execute(runner);

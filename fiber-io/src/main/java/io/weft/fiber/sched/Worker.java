@@ -9,6 +9,7 @@ import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * One carrier thread's share of the scheduler: a LIFO slot, a {@link RunQueue}, a {@link Parker},
@@ -93,9 +94,11 @@ final class Worker implements Runnable {
      * between Injector checks, clamped to 8..255 tasks). Timing a batch, not each task, keeps
      * System.nanoTime off the per-task path.
      *
-     * The loop is one call of turn() per task, through a MethodHandle the JIT cannot inline: an
-     * eternal loop must not keep running compiled code that was made not entrant (Runner's notes,
-     * "Eternal loops and the JIT").
+     * The loop calls turn() through a MethodHandle the JIT cannot inline: an eternal loop must
+     * not keep running compiled code that was made not entrant (Runner's notes, "Eternal loops
+     * and the JIT"). A turn runs up to TASKS_PER_TURN tasks and returns when it found nothing
+     * (after spinning or parking), when the worker retires or the scheduler stops: the indirect
+     * call is paid once per batch, and compiled code made not entrant is left within 64 tasks.
      *
      * Parking: see IdleWorkers for the protocol. The park timeout is the Parker's 10 ms, shortened
      * to the next timer's deadline on the real clock. On a virtual clock a worker that finds every
@@ -151,6 +154,9 @@ final class Worker implements Runnable {
 
     static final int BUDGET = 128;
     static final int MAX_LIFO_POLLS = 3;
+
+    /** At most this many tasks run in one call of turn (see "Eternal loops" in the notes). */
+    static final int TASKS_PER_TURN = 64;
     /** The local queue's first length; it doubles when full, up to the configured capacity. */
     static final int INITIAL_QUEUE_CAPACITY = 256;
     /** How many idle runner fibers a worker keeps for its next jobs; more end. */
@@ -368,21 +374,32 @@ final class Worker implements Runnable {
         drainAtStop();
     }
 
-    /** One turn of the loop: runs the next task, or spins or parks if there is none. */
+    /**
+     * One turn of the loop: runs the next tasks, at most TASKS_PER_TURN, while there are any and
+     * the worker goes on; spins or parks (and returns) when there is none.
+     */
     @SuppressWarnings("unused") // called through `turn`
     private void turn() {
-        Runnable task = handOff;
-        if (task != null) {
-            handOff = null;
-        } else {
-            task = findWork();
-        }
-        if (task instanceof RawTask job) {
-            startJob(job);
-        } else if (task != null) {
-            runTask(task);
-        } else if (!spinForWork()) {
-            park();
+        for (int ran = 0; ran < TASKS_PER_TURN; ran++) {
+            Runnable task = handOff;
+            if (task != null) {
+                handOff = null;
+            } else {
+                task = findWork();
+            }
+            if (task instanceof RawTask job) {
+                startJob(job);
+            } else if (task != null) {
+                runTask(task);
+            } else {
+                if (!spinForWork()) {
+                    park();
+                }
+                return;
+            }
+            if (retired || scheduler.isStopped()) {
+                return;
+            }
         }
     }
 
@@ -443,6 +460,12 @@ final class Worker implements Runnable {
                 } catch (RuntimeException | Error e) {
                     scheduler.runnerEnded(runner);
                     scheduler.discard(job); // never runs: cancelled and counted, not dropped
+                    if (e instanceof RejectedExecutionException && scheduler.isStopped()) {
+                        // stop() shut the runner container after this worker last looked at `stopped`:
+                        // the loop sees it next and drains what is queued here (thrown, it would end
+                        // this thread and strand the rest)
+                        return;
+                    }
                     throw e;
                 }
             }
@@ -521,14 +544,15 @@ final class Worker implements Runnable {
      * go on on the JDK's default scheduler (Scheduler.discard); idle runners are ended.
      */
     private void drainAtStop() {
-        Runnable task = (Runnable) LIFO.getAndSet(this, (Runnable) null);
-        if (task == null) {
-            task = handOff;
-        } else if (handOff != null) {
-            scheduler.discard(handOff);
+        Runnable slot = (Runnable) LIFO.getAndSet(this, (Runnable) null);
+        if (slot != null) {
+            scheduler.discard(slot);
         }
-        handOff = null;
-        for (; task != null; task = queue.pop()) {
+        if (handOff != null) {
+            scheduler.discard(handOff);
+            handOff = null;
+        }
+        for (Runnable task = queue.pop(); task != null; task = queue.pop()) { // the queue even when both were empty
             scheduler.discard(task);
         }
         while (idleCount > 0) {

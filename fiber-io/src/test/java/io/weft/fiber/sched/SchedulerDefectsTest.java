@@ -294,6 +294,38 @@ class SchedulerDefectsTest {
                 .until(() -> plain.getState() == Thread.State.TERMINATED);
     }
 
+    /**
+     * A stop between a worker's last look at {@code stopped} and its start of a new runner fiber
+     * made the container refuse the start; the RejectedExecutionException ended the worker thread
+     * before its drain, so a job queued on it was never settled (its awaiters would wait forever).
+     * Seen as "Exception in thread weft-N-worker-1" in a spawn-racing-close test. Fixing that
+     * showed a second defect: the drain at stop looked at the local queue only when the LIFO slot
+     * or the hand-off held a task. Each fix alone leaves this test failing.
+     */
+    @Test
+    void aStopJustBeforeANewRunnerStartsLeavesNoQueuedJobUnsettled() {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "stop-before-runner", ONE_HOUR_NANOS);
+        Probe queued = new Probe(() -> {});
+        AtomicReference<Thread> stopper = new AtomicReference<>();
+        scheduler.beforeRunnerStart = () -> {
+            scheduler.beforeRunnerStart = null;
+            scheduler.workers[0].pushBack(queued); // queued on this worker, behind the job being started
+            Thread t = Thread.ofPlatform().name("stopper").start(() -> scheduler.stop(WAIT));
+            stopper.set(t);
+            Awaitility.await().atMost(WAIT).until(scheduler.container::isShutdown); // the start will be refused
+        };
+        Probe first = new Probe(() -> {});
+        scheduler.submit(first);
+        Awaitility.await().atMost(WAIT).until(() -> stopper.get() != null);
+        Awaitility.await()
+                .atMost(WAIT)
+                .alias("the job behind the refused start is settled")
+                .untilTrue(queued.abandoned);
+        assertTrue(first.abandoned.get(), "the job whose runner was refused is settled too");
+        assertFalse(queued.ran.get() || first.ran.get());
+        Awaitility.await().atMost(WAIT).until(() -> !stopper.get().isAlive());
+    }
+
     private static boolean isIn(Thread thread, Thread.State state) {
         return thread != null && thread.getState() == state;
     }

@@ -17,7 +17,12 @@ import io.weft.ParkToken;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -344,12 +349,14 @@ class TasksBeforeThreadsTest {
     @Test
     void aChainManyTurnsLongRunsEveryLinkOnceInOrderOnOneThread() throws Exception {
         int links = 1_003; // Runner.JOBS_PER_TURN is 64: fifteen turns and a part
-        List<Integer> order = java.util.Collections.synchronizedList(new ArrayList<>());
-        java.util.Set<Thread> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        java.util.concurrent.CompletableFuture<Integer> done = new java.util.concurrent.CompletableFuture<>();
-        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+        List<Integer> order = Collections.synchronizedList(new ArrayList<>());
+        Set<Thread> threads = ConcurrentHashMap.newKeySet();
+        CompletableFuture<Integer> done = new CompletableFuture<>();
+        // No stall watch: a spare worker it started would take a link from the slot on another thread
+        try (FiberIo io =
+                FiberIo.builder().workers(1).stallThreshold(Duration.ZERO).build()) {
             io.spawn(() -> link(links, order, threads, done));
-            assertEquals(links, done.get());
+            assertEquals(links, done.get(10, TimeUnit.SECONDS), "a link lost at a turn's end never completes");
         }
         List<Integer> expected = new ArrayList<>();
         for (int left = links; left >= 1; left--) {
@@ -360,11 +367,7 @@ class TasksBeforeThreadsTest {
     }
 
     /** One link: records itself, then spawns the next or completes {@code done}. */
-    private static Void link(
-            int left,
-            List<Integer> order,
-            java.util.Set<Thread> threads,
-            java.util.concurrent.CompletableFuture<Integer> done) {
+    private static Void link(int left, List<Integer> order, Set<Thread> threads, CompletableFuture<Integer> done) {
         order.add(left);
         threads.add(Thread.currentThread());
         if (left == 1) {

@@ -147,9 +147,9 @@ public final class Scheduler implements Executor {
      * Starts the runner fibers (newRunnerThread builds them): a JDK thread-per-task executor is
      * the one public way to start threads in a thread container of their own, which groups them
      * in JSON thread dumps. Its name is the JDK's (class@hash): naming a container needs JDK
-     * internals that FiberIo's one flag does not open.
+     * internals that FiberIo's one flag does not open. Package-private: tests read isShutdown.
      */
-    final ExecutorService container; // package-private: SchedulerDefectsTest reads isShutdown
+    final ExecutorService container;
     /** Runner fibers are named {@code <FiberIo name>-fiber-<n>}. */
     private final String fiberNamePrefix;
 
@@ -166,7 +166,10 @@ public final class Scheduler implements Executor {
     final long maxParkNanos;
     /** Tests only: run by a worker about to park, before it counts itself parked. */
     volatile Runnable beforePark;
-    /** Tests only: run by a worker about to start a new runner fiber (the pool had none idle). */
+    /**
+     * Tests only: run by a worker about to start a new runner fiber (the pool had none idle). It
+     * runs while the worker captures continuations for the start: it must not ready a fiber.
+     */
     volatile Runnable beforeRunnerStart;
     /** Whether the seed decides tie-breaks (FiberIo.Builder.explore); workers read it, never write. */
     final boolean explores;

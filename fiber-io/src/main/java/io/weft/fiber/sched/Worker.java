@@ -97,8 +97,9 @@ final class Worker implements Runnable {
      * The loop calls turn() through a MethodHandle the JIT cannot inline: an eternal loop must
      * not keep running compiled code that was made not entrant (Runner's notes, "Eternal loops
      * and the JIT"). A turn runs up to TASKS_PER_TURN tasks and returns when it found nothing
-     * (after spinning or parking), when the worker retires or the scheduler stops: the indirect
-     * call is paid once per batch, and compiled code made not entrant is left within 64 tasks.
+     * (after spinning or parking, which is also where a spare retires) or when the scheduler
+     * stops: the indirect call is paid once per batch, and a turn's frame ends after at most 64
+     * tasks that return (a runner's continuation that runs jobs in place keeps it meanwhile).
      *
      * Parking: see IdleWorkers for the protocol. The park timeout is the Parker's 10 ms, shortened
      * to the next timer's deadline on the real clock. On a virtual clock a worker that finds every
@@ -397,8 +398,8 @@ final class Worker implements Runnable {
                 }
                 return;
             }
-            if (retired || scheduler.isStopped()) {
-                return;
+            if (scheduler.isStopped()) {
+                return; // the loop drains what is left
             }
         }
     }
@@ -460,13 +461,13 @@ final class Worker implements Runnable {
                 } catch (RuntimeException | Error e) {
                     scheduler.runnerEnded(runner);
                     scheduler.discard(job); // never runs: cancelled and counted, not dropped
-                    if (e instanceof RejectedExecutionException && scheduler.isStopped()) {
-                        // stop() shut the runner container after this worker last looked at `stopped`:
-                        // the loop sees it next and drains what is queued here (thrown, it would end
-                        // this thread and strand the rest)
-                        return;
+                    if (!(e instanceof RejectedExecutionException && scheduler.isStopped())) {
+                        Scheduler.reportUncaught(e); // the JDK could not start a thread (out of memory...)
                     }
-                    throw e;
+                    // Not thrown: that would end this thread and strand what is queued here. Refused
+                    // because stop() shut the runner container after this worker last looked at
+                    // `stopped`, the loop sees it next and drains; otherwise the worker goes on.
+                    return;
                 }
             }
         } finally {
@@ -552,7 +553,8 @@ final class Worker implements Runnable {
             scheduler.discard(handOff);
             handOff = null;
         }
-        for (Runnable task = queue.pop(); task != null; task = queue.pop()) { // the queue even when both were empty
+        // Always: jobs may be queued behind an empty slot and hand-off
+        for (Runnable task = queue.pop(); task != null; task = queue.pop()) {
             scheduler.discard(task);
         }
         while (idleCount > 0) {

@@ -309,6 +309,7 @@ class SchedulerDefectsTest {
         AtomicReference<Thread> stopper = new AtomicReference<>();
         scheduler.beforeRunnerStart = () -> {
             scheduler.beforeRunnerStart = null;
+            scheduler.workers[0].countSubmitted(); // counted as a job submitted here would be
             scheduler.workers[0].pushBack(queued); // queued on this worker, behind the job being started
             Thread t = Thread.ofPlatform().name("stopper").start(() -> scheduler.stop(WAIT));
             stopper.set(t);

@@ -327,6 +327,38 @@ class SchedulerDefectsTest {
         Awaitility.await().atMost(WAIT).until(() -> !stopper.get().isAlive());
     }
 
+    /**
+     * A runner that cannot be started for a reason other than a stop (the JDK out of memory for a
+     * new thread, say) used to end the worker thread with the exception: every job queued on it
+     * after that waited forever. Now the job is settled, the failure reported, and the worker goes on.
+     */
+    @Test
+    void aRunnerThatCannotStartSettlesItsJobAndTheWorkerGoesOn() {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "runner-start-fails", ONE_HOUR_NANOS);
+        try {
+            AtomicBoolean failed = new AtomicBoolean();
+            scheduler.beforeRunnerStart = () -> {
+                if (failed.compareAndSet(false, true)) {
+                    throw new IllegalStateException("no thread for you (test)");
+                }
+            };
+            Probe refused = new Probe(() -> {});
+            scheduler.submit(refused);
+            // The failure goes to the worker's uncaught-exception handler; Awaitility must not take it for the test's
+            Awaitility.await().dontCatchUncaughtExceptions().atMost(WAIT).untilTrue(refused.abandoned);
+            Probe later = new Probe(() -> {});
+            scheduler.submit(later);
+            Awaitility.await()
+                    .dontCatchUncaughtExceptions()
+                    .atMost(WAIT)
+                    .alias("the worker is still there to run a later job")
+                    .untilTrue(later.ran);
+        } finally {
+            scheduler.beforeRunnerStart = null;
+            scheduler.stop(WAIT);
+        }
+    }
+
     private static boolean isIn(Thread thread, Thread.State state) {
         return thread != null && thread.getState() == state;
     }

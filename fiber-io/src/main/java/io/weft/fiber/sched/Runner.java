@@ -179,8 +179,24 @@ final class Runner implements Runnable {
      */
     @SuppressWarnings("unused") // called through `turn`
     private RawTask turn(Thread self, RawTask job) {
+        // The job runs right here, not in a helper method: a parked task's stack chunk holds every
+        // frame between run() and the park, and one more frame here cost ~1,000 B per task parked
+        // while the code was still cold (FiberIoStressTest's 100k parked: 4,571 vs 3,326 B, 7 and 4 runs)
         for (int ran = 1; ; ran++) {
-            runJob(self, job);
+            CURRENT.setRelease(this, job);
+            try {
+                if (scheduler.cancelOnStart) {
+                    job.cancel(); // the FiberIo is closing: a task that has not started never will
+                }
+                if (job instanceof Task<?> task && task.name() != null) {
+                    self.setName(name + "/" + task.name()); // a named task: thread dumps show it (reset restores)
+                }
+                job.run();
+            } catch (Throwable t) { // a RawTask does not throw; if one does, it must not end the runner silently
+                Scheduler.reportUncaught(t);
+            }
+            CURRENT.setRelease(this, (RawTask) null);
+            reset(self);
             RawTask next = scheduler.nextForRunner(this, job);
             if (next == null) {
                 return awaitAssignment();
@@ -193,24 +209,6 @@ final class Runner implements Runnable {
             }
             job = next;
         }
-    }
-
-    /** Runs one job on this runner, then forgets what it left on the thread. */
-    private void runJob(Thread self, RawTask job) {
-        CURRENT.setRelease(this, job);
-        try {
-            if (scheduler.cancelOnStart) {
-                job.cancel(); // the FiberIo is closing: a task that has not started never will
-            }
-            if (job instanceof Task<?> task && task.name() != null) {
-                self.setName(name + "/" + task.name()); // a named task: thread dumps show it (reset restores)
-            }
-            job.run();
-        } catch (Throwable t) { // a RawTask does not throw; if one does, it must not end the runner silently
-            Scheduler.reportUncaught(t);
-        }
-        CURRENT.setRelease(this, (RawTask) null);
-        reset(self);
     }
 
     /** Returns the job running on this runner now, or null. */

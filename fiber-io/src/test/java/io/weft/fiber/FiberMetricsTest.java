@@ -113,4 +113,37 @@ class FiberMetricsTest {
             assertTrue(m.workers().stream().anyMatch(w -> w.steals() >= 1 && w.polls() >= 1), m::toString);
         }
     }
+
+    @Test
+    void aWorkerThatRanTasksSpinsForAWhileThenParks() {
+        try (FiberIo io = FiberIo.builder().workers(2).name("spun").build()) {
+            for (int round = 0; round < 50; round++) {
+                io.call(() -> {
+                    List<Future<Integer>> parts = new ArrayList<>();
+                    for (int i = 0; i < 200; i++) {
+                        parts.add(Io.async(() -> 1)); // the other worker steals some: both run tasks
+                    }
+                    int sum = 0;
+                    for (Future<Integer> part : parts) {
+                        sum += part.await();
+                    }
+                    return sum;
+                });
+            }
+            FiberMetrics before = io.metrics();
+            // A worker that ran something stays awake a while for more (Worker, "Spinning"), then
+            // parks; an idle one parks again after every park timeout. A worker that spun forever
+            // would never park again.
+            await().until(() -> {
+                FiberMetrics now = io.metrics();
+                for (int i = 0; i < 2; i++) {
+                    if (now.workers().get(i).parks() <= before.workers().get(i).parks()) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+            assertTrue(before.polls() >= 50, before::toString); // the roots, at least
+        }
+    }
 }

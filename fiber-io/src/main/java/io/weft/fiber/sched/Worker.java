@@ -108,15 +108,25 @@ final class Worker implements Runnable {
      * time); with one worker, and the Injector interval fixed instead of timed, runs are
      * reproducible.
      *
-     * Spinning: before parking, a worker that found nothing retries a few times with
-     * Thread.onSpinWait and then Thread.yield (seed 003: < 4 spins, then yields to 15). It pays
-     * when work arrives microseconds later from another thread: the worker is still awake and no
-     * unpark syscall is needed (measured in FiberIoStressTest.spinningBeforeParking...). Longer
-     * is worse: with 64 or 256 yields (about 620 ns each on the 2-core test VM) instead of 16, JMH
-     * (fiber, 2 forks) put race at 183 and 178 us/op against 133, and spawn_many_local at 623 and
-     * 834 against 410: a spinning worker holds a core the caller and the busy worker need. The
-     * wake-up it would save is dear on a virtual machine, though: unparking a platform thread
-     * asleep in the kernel cost the waker about 10 us there (0.2 us when it had not yet slept).
+     * Spinning: before parking, a worker that found nothing retries with Thread.onSpinWait (SPINS
+     * times) and then Thread.yield, which hands the core to any other runnable thread. A worker that
+     * ran something since it last went idle keeps yielding up to IDLE_SPIN_NANOS (50 us); after a
+     * wake-up that found nothing (a park timeout, a notifier whose work another worker took) it
+     * stops after YIELDS tries (seed 003: < 4 spins, then yields to 15), so an idle FiberIo costs
+     * a few microseconds of a core per park timeout. Why 50 us: waking a worker asleep in the
+     * kernel is dear on a virtual machine (the waker spends about 10 us in the unpark, and the
+     * woken worker starts 15-25 us later on the 2-core test VM), and a program that calls into
+     * FiberIo over and over (a request loop, a benchmark) comes back about 10-20 us after the last
+     * task of a call ended, the time its own thread takes to wake. With 16 yields (about 10 us) the
+     * workers were asleep again by then; SplitProbe chainedSpawn (2 workers): the caller's spawn
+     * until the first link ran took a median of 19.4 us with 16 yields, 6.2 us with 50 us of
+     * yielding (six JVMs each), and JMH chained_spawn went from 63.2 to 52.1 us/op (means of six
+     * 3- and 5-fork runs each, fiber only, alternating). Means over the same runs: spawn_many_local
+     * 435 vs 422 us/op (eight runs each), race 125 vs 129, await chain, ping_pong and
+     * spawn_many_remote_idle level; fan-out/fan-in 68 vs 77 (eight runs, errors up to 93%: a few
+     * slow iterations in either, inconclusive). BENCHMARKS.md, "2026-11-27, fourth session". An
+     * earlier 2-fork run had put race and spawn_many_local 35-100% slower with 64 or 256 yields
+     * after every fruitless search; these runs, 64 yields among them, did not reproduce it.
      */
 
     private static final VarHandle LIFO;
@@ -170,6 +180,8 @@ final class Worker implements Runnable {
     private static final double EWMA_ALPHA = 0.1;
     private static final int SPINS = 4;
     private static final int YIELDS = 16;
+    /** How long a worker that ran something stays awake for more work before it parks; see the notes. */
+    static final long IDLE_SPIN_NANOS = 50_000;
 
     final int index;
     final RunQueue queue;
@@ -268,6 +280,8 @@ final class Worker implements Runnable {
     private long idleSinceNanos;
 
     private long pollsWhenIdle = -1;
+    /** Polls when this worker last began to spin for work (spinForWork). Owner only. */
+    private long pollsAtIdle;
 
     /** How long an idle spare stays parked, ready for more work, before it retires. */
     static final long SPARE_LINGER_NANOS = 20_000_000L;
@@ -703,22 +717,31 @@ final class Worker implements Runnable {
         return null;
     }
 
-    /** Spins briefly for work before parking; returns true if work may have arrived. */
+    /**
+     * Spins for work before parking; returns true if work may have arrived. A worker that ran
+     * something since it last went idle stays awake (yielding its core) up to IDLE_SPIN_NANOS; after
+     * a wake-up that found nothing (a park timeout, a notifier whose work another worker took) it
+     * spins SPINS times, then yields until YIELDS tries. See "Spinning" in the notes.
+     */
     boolean spinForWork() {
         if (!scheduler.spinBeforeParking || scheduler.clockIsVirtual()) {
             return false; // idle time is when a virtual clock advances: do not burn it
         }
-        for (int i = 0; i < YIELDS; i++) {
+        boolean stayAwake = polls != pollsAtIdle; // it ran something since it last looked for work in vain
+        pollsAtIdle = polls;
+        long until = stayAwake ? System.nanoTime() + IDLE_SPIN_NANOS : 0;
+        for (int i = 0; ; i++) {
             if (scheduler.isQueuedWorkPending() || scheduler.isStopped()) { // every queue: work to steal counts
                 return true;
             }
             if (i < SPINS) {
                 Thread.onSpinWait();
+            } else if (i < YIELDS || stayAwake && System.nanoTime() - until < 0) {
+                Thread.yield(); // gives the core to any other runnable thread
             } else {
-                Thread.yield();
+                return false;
             }
         }
-        return false;
     }
 
     private void park() {

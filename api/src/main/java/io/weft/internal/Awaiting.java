@@ -28,6 +28,17 @@ final class Awaiting {
      * bit is sticky), so it walks, and every `awaiting` on the cycle was written before its
      * writer's mark: it sees the cycle.
      *
+     * A plain thread with no Io installed (the caller of Io.with(io).call, FiberIo.call, a main
+     * thread awaiting a future) yields for up to 50 us while the task is not done before it parks
+     * (untimed awaits only). On the 2-core test VM a caller asleep in the kernel ran 12-15 us after
+     * the root task that woke it ended, 2-3 us when it had kept looking (SplitProbe awaitChain): more
+     * than a short task takes. Measured with JMH (fiber, 3 forks, two runs each, before -> after, us/op): await chain
+     * 44.6 and 40.5 -> 22.7 and 22.7, spawn_many_local 452 and 377 -> 291 and 291; chained_spawn
+     * (whose caller waits in CompletableFuture.join, not here), ping_pong, race and the others
+     * level within the noise (BENCHMARKS.md, "2026-11-27, fourth session"). The cost: up to 50 us
+     * of a core per await that lasts longer, yielded to any other runnable thread. A task's await
+     * never spins: it parks its fiber, which frees the carrier.
+     *
      * Per await that parks: ParkToken + Wakeup (2 allocations), 1 CAS to push, the park, the
      * removal. An await of a done task: one volatile read. An await of an unstarted task of a
      * helping Io: one CAS (the claim), two volatile writes (the awaiter's `helping` link, set and
@@ -39,6 +50,8 @@ final class Awaiting {
     static final int MAX_HELP_DEPTH = 32;
 
     private static final int MAX_AWAIT_CHAIN = 10_000;
+    /** How long a plain thread keeps looking before it blocks in an untimed await (see the notes). */
+    static final long PLAIN_THREAD_SPIN_NANOS = 50_000;
 
     private Awaiting() {}
 
@@ -76,6 +89,9 @@ final class Awaiting {
                 checkNoAwaitCycle(awaited, me);
             }
         }
+        if (io == null && me == null && !timed) {
+            spinBriefly(awaited); // a plain thread with no Io: a caller entering Weft (RootTasks), say
+        }
         try {
             while (!awaited.isDone()) {
                 if (deadlineMs != Io.NO_DEADLINE && io.nowMs() >= deadlineMs) {
@@ -105,6 +121,19 @@ final class Awaiting {
             if (me != null && forever) {
                 me.setAwaiting(null);
             }
+        }
+    }
+
+    /**
+     * Yields the calling plain thread while {@code awaited} is not done and the thread is not
+     * interrupted, for at most PLAIN_THREAD_SPIN_NANOS: a task that ends within that time needs no
+     * unpark to wake its awaiter.
+     */
+    private static void spinBriefly(Task<?> awaited) {
+        Thread self = Thread.currentThread();
+        long until = System.nanoTime() + PLAIN_THREAD_SPIN_NANOS;
+        while (!awaited.isDone() && !self.isInterrupted() && System.nanoTime() - until < 0) {
+            Thread.yield(); // gives the core to any other runnable thread (the workers, on a small machine)
         }
     }
 

@@ -38,9 +38,8 @@ public interface Future<T> {
 
     /**
      * Suspends the calling task until this future is done and returns its value. Awaiting from a
-     * plain thread (not a task) blocks that thread, after it has yielded for up to 50 microseconds
-     * in case the future is done by then (waking a blocked thread costs more than that on some
-     * machines). A future that is already done reports at once, without a suspend point.
+     * plain thread (not a task) blocks that thread; it may first yield briefly in case the future
+     * is done by then. A future that is already done reports at once, without a suspend point.
      *
      * <ul>
      *   <li>An unchecked failure ({@link RuntimeException}, {@link Error}) is rethrown as the same

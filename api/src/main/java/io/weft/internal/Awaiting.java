@@ -28,16 +28,18 @@ final class Awaiting {
      * bit is sticky), so it walks, and every `awaiting` on the cycle was written before its
      * writer's mark: it sees the cycle.
      *
-     * A plain thread with no Io installed (the caller of Io.with(io).call, FiberIo.call, a main
-     * thread awaiting a future) yields for up to 50 us while the task is not done before it parks
-     * (untimed awaits only). On the 2-core test VM a caller asleep in the kernel ran 12-15 us after
-     * the root task that woke it ended, 2-3 us when it had kept looking (SplitProbe awaitChain): more
-     * than a short task takes. Measured with JMH (fiber, 3 forks, two runs each, before -> after, us/op): await chain
-     * 44.6 and 40.5 -> 22.7 and 22.7, spawn_many_local 452 and 377 -> 291 and 291; chained_spawn
-     * (whose caller waits in CompletableFuture.join, not here), ping_pong, race and the others
-     * level within the noise (BENCHMARKS.md, "2026-11-27, fourth session"). The cost: up to 50 us
-     * of a core per await that lasts longer, yielded to any other runnable thread. A task's await
-     * never spins: it parks its fiber, which frees the carrier.
+     * A platform thread with no Io installed and no cancel scope open (the caller of
+     * Io.with(io).call or FiberIo.call from main, a plain thread awaiting a future) yields for up
+     * to 50 us while the task is not done and the thread not interrupted, then parks; untimed
+     * awaits only. On the 2-core test VM such a caller, asleep in the kernel, ran 12-15 us after
+     * the root task that woke it ended, and 2-3 us after when it had kept looking (SplitProbe
+     * awaitChain). JMH (fiber, 3 forks, two runs each, before -> after, us/op): await chain 44.6
+     * and 40.5 -> 22.7 and 22.7, spawn_many_local 452 and 377 -> 291 and 291; the others level
+     * within the noise (BENCHMARKS.md, "2026-11-27, fourth session"). The cost: up to 50 us of a
+     * core per await that lasts longer, yielded to any other runnable thread. A task's await never
+     * spins (it parks its fiber, which frees the carrier), nor does a virtual thread's (waking it
+     * is no kernel call), nor a plain thread's inside a cancel scope (a cancel must take effect at
+     * once, and it arrives as an unpark the spin would not see).
      *
      * Per await that parks: ParkToken + Wakeup (2 allocations), 1 CAS to push, the park, the
      * removal. An await of a done task: one volatile read. An await of an unstarted task of a
@@ -89,8 +91,8 @@ final class Awaiting {
                 checkNoAwaitCycle(awaited, me);
             }
         }
-        if (io == null && me == null && !timed) {
-            spinBriefly(awaited); // a plain thread with no Io: a caller entering Weft (RootTasks), say
+        if (io == null && me == null && !timed && !CancelScope.plainThreadHasScopes()) {
+            spinBriefly(awaited); // a plain thread with no Io and no scope: a caller entering Weft, say
         }
         try {
             while (!awaited.isDone()) {
@@ -125,12 +127,16 @@ final class Awaiting {
     }
 
     /**
-     * Yields the calling plain thread while {@code awaited} is not done and the thread is not
+     * Yields the calling platform thread while {@code awaited} is not done and the thread is not
      * interrupted, for at most PLAIN_THREAD_SPIN_NANOS: a task that ends within that time needs no
      * unpark to wake its awaiter.
      */
     private static void spinBriefly(Task<?> awaited) {
         Thread self = Thread.currentThread();
+        if (self.isVirtual()) {
+            return; // waking a virtual thread is no kernel call
+        }
+        // A CPU budget, not program time: no Io's clock is involved (and a virtual one would not move)
         long until = System.nanoTime() + PLAIN_THREAD_SPIN_NANOS;
         while (!awaited.isDone() && !self.isInterrupted() && System.nanoTime() - until < 0) {
             Thread.yield(); // gives the core to any other runnable thread (the workers, on a small machine)

@@ -52,7 +52,7 @@ class PlainThreadAwaitTest {
     }
 
     @Test
-    void anInterruptedPlainThreadStopsLookingAndThrowsCancelledWithItsFlagSet() throws Exception {
+    void anInterruptedPlainThreadThrowsCancelledWithItsFlagSet() throws Exception {
         Task<Integer> task = Task.fromStage(new CompletableFuture<>()); // never ends
         AtomicReference<Object> outcome = new AtomicReference<>();
         AtomicReference<Boolean> flag = new AtomicReference<>();

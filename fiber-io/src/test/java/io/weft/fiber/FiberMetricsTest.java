@@ -143,7 +143,6 @@ class FiberMetricsTest {
                 }
                 return true;
             });
-            assertTrue(before.polls() >= 50, before::toString); // the roots, at least
         }
     }
 }

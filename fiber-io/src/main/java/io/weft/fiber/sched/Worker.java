@@ -110,23 +110,20 @@ final class Worker implements Runnable {
      *
      * Spinning: before parking, a worker that found nothing retries with Thread.onSpinWait (SPINS
      * times) and then Thread.yield, which hands the core to any other runnable thread. A worker that
-     * ran something since it last went idle keeps yielding up to IDLE_SPIN_NANOS (50 us); after a
-     * wake-up that found nothing (a park timeout, a notifier whose work another worker took) it
-     * stops after YIELDS tries (seed 003: < 4 spins, then yields to 15), so an idle FiberIo costs
-     * a few microseconds of a core per park timeout. Why 50 us: waking a worker asleep in the
-     * kernel is dear on a virtual machine (the waker spends about 10 us in the unpark, and the
-     * woken worker starts 15-25 us later on the 2-core test VM), and a program that calls into
-     * FiberIo over and over (a request loop, a benchmark) comes back about 10-20 us after the last
-     * task of a call ended, the time its own thread takes to wake. With 16 yields (about 10 us) the
-     * workers were asleep again by then; SplitProbe chainedSpawn (2 workers): the caller's spawn
-     * until the first link ran took a median of 19.4 us with 16 yields, 6.2 us with 50 us of
-     * yielding (six JVMs each), and JMH chained_spawn went from 63.2 to 52.1 us/op (means of six
-     * 3- and 5-fork runs each, fiber only, alternating). Means over the same runs: spawn_many_local
-     * 435 vs 422 us/op (eight runs each), race 125 vs 129, await chain, ping_pong and
-     * spawn_many_remote_idle level; fan-out/fan-in 68 vs 77 (eight runs, errors up to 93%: a few
-     * slow iterations in either, inconclusive). BENCHMARKS.md, "2026-11-27, fourth session". An
-     * earlier 2-fork run had put race and spawn_many_local 35-100% slower with 64 or 256 yields
-     * after every fruitless search; these runs, 64 yields among them, did not reproduce it.
+     * ran something since its previous look came up empty keeps yielding up to IDLE_SPIN_NANOS
+     * (50 us); otherwise (a park timeout, a notifier whose work another worker took) it stops after
+     * YIELDS tries (seed 003: < 4 spins, then yields to 15), so an idle FiberIo costs a few
+     * microseconds of a core per park timeout. Why 50 us: waking a worker asleep in the kernel is
+     * dear on a virtual machine (the waker spends about 10 us in the unpark, and the woken worker
+     * starts 15-25 us later on the 2-core test VM), and a program that calls into FiberIo over and
+     * over (a request loop, a benchmark) comes back 10-20 us after the last task of a call ended,
+     * the time its own thread takes to wake. With YIELDS tries alone (about 10 us) the workers were
+     * asleep again by then. SplitProbe chainedSpawn (2 workers, six JVMs each): the caller's spawn
+     * until the first link ran took a median of 19.4 us before, 6.2 us with 50 us of yielding; JMH
+     * chained_spawn (fiber, 3-5 forks, alternating): 63.2 us/op before (mean of six runs), 50.3
+     * with 50 us (mean of four); spawn_many_local, race, fan-out, await chain, ping_pong,
+     * spawn_many_remote_idle and yield_many level within errors of 4-113% (BENCHMARKS.md,
+     * "2026-11-27, fourth session").
      */
 
     private static final VarHandle LIFO;
@@ -719,15 +716,15 @@ final class Worker implements Runnable {
 
     /**
      * Spins for work before parking; returns true if work may have arrived. A worker that ran
-     * something since it last went idle stays awake (yielding its core) up to IDLE_SPIN_NANOS; after
-     * a wake-up that found nothing (a park timeout, a notifier whose work another worker took) it
+     * something since its previous look came up empty stays awake (yielding its core) up to
+     * IDLE_SPIN_NANOS; otherwise (a park timeout, a notifier whose work another worker took) it
      * spins SPINS times, then yields until YIELDS tries. See "Spinning" in the notes.
      */
     boolean spinForWork() {
         if (!scheduler.spinBeforeParking || scheduler.clockIsVirtual()) {
             return false; // idle time is when a virtual clock advances: do not burn it
         }
-        boolean stayAwake = polls != pollsAtIdle; // it ran something since it last looked for work in vain
+        boolean stayAwake = polls != pollsAtIdle; // it ran something since its previous look came up empty
         pollsAtIdle = polls;
         long until = stayAwake ? System.nanoTime() + IDLE_SPIN_NANOS : 0;
         for (int i = 0; ; i++) {

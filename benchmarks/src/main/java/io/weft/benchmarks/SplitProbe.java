@@ -159,11 +159,7 @@ public final class SplitProbe {
 
     /** TokioSuite.fiberLink with the first link's start and the last link's end written down. */
     private static Void fiberLink(int left, CompletableFuture<Integer> done) {
-        if (left == TokioSuite.CHAIN_DEPTH) {
-            firstLinkStart = System.nanoTime();
-        }
-        if (left == 1) {
-            lastLinkEnd = System.nanoTime();
+        if (timeLink(left)) {
             done.complete(TokioSuite.CHAIN_DEPTH);
         } else {
             Io.async(() -> fiberLink(left - 1, done));
@@ -174,15 +170,23 @@ public final class SplitProbe {
     /** TokioSuite.executorChain, timed like fiberLink. */
     private static void executorLink(Executor executor, int left, CompletableFuture<Integer> done) {
         executor.execute(() -> {
-            if (left == TokioSuite.CHAIN_DEPTH) {
-                firstLinkStart = System.nanoTime();
-            }
-            if (left == 1) {
-                lastLinkEnd = System.nanoTime();
+            if (timeLink(left)) {
                 done.complete(TokioSuite.CHAIN_DEPTH);
             } else {
                 executorLink(executor, left - 1, done);
             }
         });
+    }
+
+    /** Writes down the first link's start or the last link's end; returns whether {@code left} is the last. */
+    private static boolean timeLink(int left) {
+        if (left == TokioSuite.CHAIN_DEPTH) {
+            firstLinkStart = System.nanoTime();
+        }
+        if (left == 1) {
+            lastLinkEnd = System.nanoTime();
+            return true;
+        }
+        return false;
     }
 }

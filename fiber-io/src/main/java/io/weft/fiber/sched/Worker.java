@@ -726,19 +726,26 @@ final class Worker implements Runnable {
         }
         boolean stayAwake = polls != pollsAtIdle; // it ran something since its previous look came up empty
         pollsAtIdle = polls;
-        long until = stayAwake ? System.nanoTime() + IDLE_SPIN_NANOS : 0;
+        long began = stayAwake ? System.nanoTime() : 0;
+        boolean found;
         for (int i = 0; ; i++) {
             if (scheduler.isQueuedWorkPending() || scheduler.isStopped()) { // every queue: work to steal counts
-                return true;
+                found = true;
+                break;
             }
             if (i < SPINS) {
                 Thread.onSpinWait();
-            } else if (i < YIELDS || stayAwake && System.nanoTime() - until < 0) {
+            } else if (i < YIELDS || stayAwake && System.nanoTime() - began < IDLE_SPIN_NANOS) {
                 Thread.yield(); // gives the core to any other runnable thread
             } else {
-                return false;
+                found = false;
+                break;
             }
         }
+        if (stayAwake) {
+            batchStartNanos += System.nanoTime() - began; // the EWMA measures time running tasks, not this wait
+        }
+        return found;
     }
 
     private void park() {

@@ -91,8 +91,10 @@ final class Awaiting {
                 checkNoAwaitCycle(awaited, me);
             }
         }
-        if (io == null && me == null && !timed && !CancelScope.plainThreadHasScopes()) {
-            spinBriefly(awaited); // a plain thread with no Io and no scope: a caller entering Weft, say
+        if (io == null && !timed && !Thread.currentThread().isVirtual() && !CancelScope.plainThreadHasScopes()) {
+            // a platform thread with no Io and no scope (a caller entering Weft, say); waking a
+            // virtual thread is no kernel call, and a scope's cancel arrives as an unpark
+            spinBriefly(awaited);
         }
         try {
             while (!awaited.isDone()) {
@@ -133,9 +135,6 @@ final class Awaiting {
      */
     private static void spinBriefly(Task<?> awaited) {
         Thread self = Thread.currentThread();
-        if (self.isVirtual()) {
-            return; // waking a virtual thread is no kernel call
-        }
         // A CPU budget, not program time: no Io's clock is involved (and a virtual one would not move)
         long until = System.nanoTime() + PLAIN_THREAD_SPIN_NANOS;
         while (!awaited.isDone() && !self.isInterrupted() && System.nanoTime() - until < 0) {

@@ -278,7 +278,7 @@ final class Worker implements Runnable {
 
     private long pollsWhenIdle = -1;
     /** Polls when this worker last began to spin for work (spinForWork). Owner only. */
-    private long pollsAtIdle;
+    private long pollsAtLastSpin;
 
     /** How long an idle spare stays parked, ready for more work, before it retires. */
     static final long SPARE_LINGER_NANOS = 20_000_000L;
@@ -724,8 +724,8 @@ final class Worker implements Runnable {
         if (!scheduler.spinBeforeParking || scheduler.clockIsVirtual()) {
             return false; // idle time is when a virtual clock advances: do not burn it
         }
-        boolean stayAwake = polls != pollsAtIdle; // it ran something since its previous look came up empty
-        pollsAtIdle = polls;
+        boolean stayAwake = polls != pollsAtLastSpin; // it ran something since its previous look came up empty
+        pollsAtLastSpin = polls;
         long began = stayAwake ? System.nanoTime() : 0;
         boolean found;
         for (int i = 0; ; i++) {

@@ -7,6 +7,8 @@
 #          24 minutes on 2 cores (Memory, in SingleShotTime mode, runs 2 + 3 single
 #          park/measure/release cycles per fork instead). Writes benchmarks/target/results.json and
 #          BENCHMARKS.md at the repository root; rows whose error exceeds 25% are flagged inconclusive.
+#          The report also gives the cache-line round trip between the cores before and after the
+#          run (CoreToCore), which tells a run on a slow placement of the VM's cores from a regression.
 #   full   3 forks, 5 × 2 s warm-up, 5 × 2 s measurement, -prof gc: about 75 minutes on 2 cores; for
 #          careful runs on a quiet machine. Writes the same files.
 #   smoke  every benchmark for one tiny iteration (1 fork, no warm-up, 1 × 100 ms), so they cannot
@@ -45,6 +47,10 @@ else
 fi
 # -foe: a benchmark that throws (a failed correctness check included) fails the whole run.
 cmd=(java -jar "$jar" "${jmh[@]}" -foe true -rf json -rff "$results" "$@")
+# The cache-line round trip between the two cores, before and after the run: the host moves the
+# VM's cores, and forks that run while it is slow run slower (CoreToCore's Javadoc).
+core_to_core() { java -cp "$jar" io.weft.benchmarks.CoreToCore 3 | awk '{ printf "%s%s", sep, $4; sep = ", " } END { print " ns" }'; }
+[[ $mode == smoke ]] || c2c_before=$(core_to_core)
 echo "Running: ${cmd[*]}"
 start=$(date +%s)
 if [[ $mode == smoke ]]; then
@@ -57,5 +63,6 @@ echo "JMH finished in $(( $(date +%s) - start )) s"
 
 if [[ $mode != smoke ]]; then
     command="benchmarks/run.sh $mode${*:+ $*}  (JMH: ${cmd[*]})"
-    java -cp "$jar" io.weft.benchmarks.Report "$results" BENCHMARKS.md "$command"
+    c2c="before the run ${c2c_before}; after it $(core_to_core)"
+    java -cp "$jar" io.weft.benchmarks.Report "$results" BENCHMARKS.md "$command" "$c2c"
 fi

@@ -184,20 +184,20 @@ public final class Report {
      * @throws IOException if a file cannot be read or written
      */
     public static void main(String[] args) throws IOException {
-        if (args.length != 3) {
-            System.err.println("usage: Report <jmh-results.json> <output.md> <command>");
+        if (args.length != 3 && args.length != 4) {
+            System.err.println("usage: Report <jmh-results.json> <output.md> <command> [<core-to-core readings>]");
             System.exit(2);
         }
         Object parsed = new Json(Files.readString(Path.of(args[0]))).parse();
         if (!(parsed instanceof List<?> runs) || runs.isEmpty()) {
             throw new IllegalArgumentException(args[0] + " holds no JMH results");
         }
-        String markdown = render(runs, args[2]);
+        String markdown = render(runs, args[2], args.length == 4 ? args[3] : null);
         Files.writeString(Path.of(args[1]), markdown);
         System.out.println("wrote " + args[1] + " (" + runs.size() + " results)");
     }
 
-    static String render(List<?> runs, String command) throws IOException {
+    static String render(List<?> runs, String command, String coreToCore) throws IOException {
         Map<String, Map<String, Score>> byWorkload = new LinkedHashMap<>();
         Map<?, ?> first = (Map<?, ?>) runs.get(0);
         for (Object run : runs) {
@@ -280,7 +280,15 @@ public final class Report {
                 .append(Runtime.getRuntime().availableProcessors())
                 .append(" × ")
                 .append(cpuModel())
-                .append(" |\n\n");
+                .append(" |\n");
+        if (coreToCore != null) {
+            // The host's placement of the cores: forks that run while the round trip is slow run slower
+            out.append("| core-to-core round trip | ")
+                    .append(coreToCore)
+                    .append(" (`CoreToCore`; the test VM switches between about 70 and 330 ns, and forks in the slow ")
+                    .append("state run up to twice as long) |\n");
+        }
+        out.append('\n');
 
         out.append("**How to read the ratio.** Most workloads are measured as time per operation (one operation = the ")
                 .append(

@@ -49,7 +49,12 @@ fi
 cmd=(java -jar "$jar" "${jmh[@]}" -foe true -rf json -rff "$results" "$@")
 # The cache-line round trip between the two cores, before and after the run: the host moves the
 # VM's cores, and forks that run while it is slow run slower (CoreToCore's Javadoc).
-core_to_core() { java -cp "$jar" io.weft.benchmarks.CoreToCore 3 | awk '{ printf "%s%s", sep, $4; sep = ", " } END { print " ns" }'; }
+# A failed probe must not cost the run (nor, after it, the report): it reads "unavailable".
+core_to_core() {
+    local readings
+    readings=$(java -cp "$jar" io.weft.benchmarks.CoreToCore 3) || { echo unavailable; return 0; }
+    awk '{ printf "%s%s", sep, $4; sep = ", " } END { print " ns" }' <<< "$readings"
+}
 [[ $mode == smoke ]] || c2c_before=$(core_to_core)
 echo "Running: ${cmd[*]}"
 start=$(date +%s)

@@ -180,7 +180,8 @@ public final class Report {
     /**
      * Reads the JMH JSON results and writes the Markdown report.
      *
-     * @param args the JSON results, the Markdown file to write, the command that produced them
+     * @param args the JSON results, the Markdown file to write, the command that produced them and,
+     *     optionally, the core-to-core readings taken around the run (CoreToCore), printed under CPU
      * @throws IOException if a file cannot be read or written
      */
     public static void main(String[] args) throws IOException {
@@ -285,8 +286,8 @@ public final class Report {
             // The host's placement of the cores: forks that run while the round trip is slow run slower
             out.append("| core-to-core round trip | ")
                     .append(coreToCore)
-                    .append(" (`CoreToCore`; the test VM switches between about 70 and 330 ns, and forks in the slow ")
-                    .append("state run up to twice as long) |\n");
+                    .append(" (`CoreToCore`; the 2-vCPU test VM switched between about 70 and 330 ns, and forks ")
+                    .append("that ran in the slow state took up to several times as long) |\n");
         }
         out.append('\n');
 

@@ -98,8 +98,9 @@ final class Worker implements Runnable {
      * submissions run at all: 64 per ms per worker with 1 ms. SpawnManyRemoteBusy (10,000 spawns
      * from a plain thread, both workers running 5 us slices that yield) took 80.9 ms/op at 1 ms,
      * twice FJP's 38.9 (BENCHMARKS.md quick run, 2026-11-27), and 16.4 ms/op +- 1% at 200 us (3
-     * forks, two runs). The target matters only for tasks longer than target / 255 (0.8 us now): shorter
-     * ones hit the 255 clamp either way, and a look at an empty Injector is two acquire loads, no lock.
+     * forks, two runs). The target matters only for tasks longer than target / 255 (0.8 us now):
+     * shorter ones hit the 255 clamp either way, and a look at an empty Injector is two acquire
+     * loads, no lock.
      *
      * The loop calls turn() through a MethodHandle the JIT cannot inline: an eternal loop must
      * not keep running compiled code that was made not entrant (Runner's notes, "Eternal loops

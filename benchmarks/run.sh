@@ -8,7 +8,9 @@
 #          park/measure/release cycles per fork instead). Writes benchmarks/target/results.json and
 #          BENCHMARKS.md at the repository root; rows whose error exceeds 25% are flagged inconclusive.
 #          The report also gives the cache-line round trip between the cores before and after the
-#          run (CoreToCore), which tells a run on a slow placement of the VM's cores from a regression.
+#          run (CoreToCore), which tells a run on a slow placement of the VM's cores from a regression,
+#          and, for the task workloads, which read it before each iteration (CoreState), the summary
+#          again over the iterations of each placement.
 #   full   3 forks, 5 × 2 s warm-up, 5 × 2 s measurement, -prof gc: about 75 minutes on 2 cores; for
 #          careful runs on a quiet machine. Writes the same files.
 #   smoke  every benchmark for one tiny iteration (1 fork, no warm-up, 1 × 100 ms), so they cannot

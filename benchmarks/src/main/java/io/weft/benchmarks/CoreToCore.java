@@ -3,10 +3,11 @@ package io.weft.benchmarks;
 import java.time.LocalTime;
 
 /**
- * What a cache line costs to move between two cores right now; a command-line tool, not for use
- * from other code. Two platform threads hand a counter back and forth (each spins until the other
- * has moved it), and the probe prints the mean round trip of each of {@code runs} runs of
- * 1,000,000 round trips, with the time of day, after one unprinted run that warms up the JIT.
+ * What a cache line costs to move between two cores right now: a command-line tool, and the
+ * probe {@link CoreState} takes between JMH iterations. Two platform threads hand a counter back
+ * and forth (each spins until the other has moved it); the tool prints the mean round trip of
+ * each of {@code runs} runs of 1,000,000 round trips, with the time of day, after one unprinted
+ * run that warms up the JIT. Not thread-safe: one probe at a time per JVM.
  *
  * {@snippet lang=sh :
  * java -cp benchmarks/target/benchmarks.jar io.weft.benchmarks.CoreToCore [runs]
@@ -25,6 +26,8 @@ public final class CoreToCore {
 
     /** The counter both threads move; volatile, so every hand-off crosses between the two cores. */
     private static volatile long ball;
+    /** Set when a probe ran out of time: both sides stop waiting for each other. */
+    private static volatile boolean abandoned;
 
     private CoreToCore() {}
 
@@ -40,33 +43,49 @@ public final class CoreToCore {
             System.out.println(LocalTime.now().withNano(0) + " round trip n/a (one processor)");
             return;
         }
-        roundTripNanos(); // warm-up: the first run would include compiling bounce
+        roundTripNanos(ROUND_TRIPS, Long.MAX_VALUE); // warm-up: the first run would include compiling bounce
         for (int run = 0; run < runs; run++) {
-            System.out.printf("%s round trip %.0f ns%n", LocalTime.now().withNano(0), roundTripNanos());
+            System.out.printf(
+                    "%s round trip %.0f ns%n",
+                    LocalTime.now().withNano(0), roundTripNanos(ROUND_TRIPS, Long.MAX_VALUE));
         }
     }
 
-    /** Times ROUND_TRIPS round trips between this thread and a new one; returns the mean, in ns. */
-    private static double roundTripNanos() throws InterruptedException {
+    /**
+     * Times {@code roundTrips} round trips between this thread and a new one; returns the mean, in
+     * ns, or NaN if they took longer than {@code timeoutNanos} (both threads then stop: a busy
+     * machine that keeps descheduling one of them must not hold the caller for long). Not for
+     * concurrent callers (they would share the counter).
+     */
+    static double roundTripNanos(long roundTrips, long timeoutNanos) throws InterruptedException {
         ball = 0;
-        Thread other = Thread.ofPlatform().start(() -> bounce(1));
+        abandoned = false;
         long start = System.nanoTime();
-        bounce(0);
+        long deadline = start + timeoutNanos;
+        Thread other = Thread.ofPlatform().start(() -> bounce(1, roundTrips, deadline));
+        boolean done = bounce(0, roundTrips, deadline);
         long elapsed = System.nanoTime() - start;
         other.join();
-        return elapsed / (double) ROUND_TRIPS;
+        return done ? elapsed / (double) roundTrips : Double.NaN;
     }
 
     /**
      * Moves the counter on from each value of this side's parity (0: this thread, 1: the other),
-     * ROUND_TRIPS times: from 0 to 1 here, 1 to 2 there, 2 to 3 here, and so on.
+     * {@code roundTrips} times: from 0 to 1 here, 1 to 2 there, 2 to 3 here, and so on. Returns
+     * false, and makes the other side give up too, if it is still waiting at {@code deadline}.
      */
-    private static void bounce(long parity) {
-        for (long value = parity; value < 2 * ROUND_TRIPS; value += 2) {
+    private static boolean bounce(long parity, long roundTrips, long deadline) {
+        for (long value = parity; value < 2 * roundTrips; value += 2) {
+            int spins = 0;
             while (ball != value) {
+                if ((++spins & 1023) == 0 && (abandoned || System.nanoTime() - deadline > 0)) {
+                    abandoned = true;
+                    return false;
+                }
                 Thread.onSpinWait();
             }
             ball = value + 1;
         }
+        return true;
     }
 }

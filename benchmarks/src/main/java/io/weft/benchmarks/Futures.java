@@ -84,10 +84,11 @@ public class Futures {
      * spawn them all and each blocks in {@code await}/{@code get}; CompletableFuture chains
      * {@code thenApplyAsync}; Reactor hops with {@code publishOn} before each {@code map}.
      *
+     * @param cores the cores' state, read before each iteration ({@link CoreState})
      * @return the last task's value (99)
      */
     @Benchmark
-    public long awaitChain() {
+    public long awaitChain(CoreState cores) {
         int last = switch (peer) {
             case "fiber", "blocking" ->
                 peers.weftCall(() -> {
@@ -147,10 +148,11 @@ public class Futures {
      * BlockingIo (virtual clock): the loser's sleep ends at once on the virtual clock, both are
      * done and the first argument wins; a floor of the race machinery.
      *
+     * @param cores the cores' state, read before each iteration ({@link CoreState})
      * @return the sum of the winners' values (0 + 1 + ... + 99)
      */
     @Benchmark
-    public long race() {
+    public long race(CoreState cores) {
         long sum = switch (peer) {
             case "fiber", "blocking" ->
                 peers.weftCall(() -> {
@@ -219,10 +221,11 @@ public class Futures {
      * and virtual threads await each future in turn; CompletableFuture joins {@code allOf};
      * Reactor uses {@code flatMap} (concurrency 1,000) over {@code subscribeOn} monos.
      *
+     * @param cores the cores' state, read before each iteration ({@link CoreState})
      * @return the sum of the values (0 + 1 + ... + 999)
      */
     @Benchmark
-    public long fanOutFanIn() {
+    public long fanOutFanIn(CoreState cores) {
         long sum = switch (peer) {
             case "fiber", "blocking" ->
                 peers.weftCall(() -> {

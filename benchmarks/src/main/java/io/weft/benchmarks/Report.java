@@ -59,6 +59,10 @@ public final class Report {
     private static final String GC_BYTES = "gc.alloc.rate.norm";
     /** The secondary result that replaces the primary score: {@link Memory.Footprint}'s counter. */
     private static final String BYTES_PER_TASK = "bytesPerTask";
+    /** The secondary result {@link CoreState} gives: the cores' round trip before each iteration. */
+    private static final String CORE_ROUND_TRIP = "coreRoundTripNs";
+    /** The two placements of the cores the split by state reports, in its order. */
+    private static final List<String> CORE_STATES = List.of("fast", "slow");
     /** What each workload does; the benchmarks' Javadoc says how each peer does it. */
     private static final Map<String, String> WORKLOADS = new LinkedHashMap<>();
 
@@ -162,7 +166,14 @@ public final class Report {
 
     /** One peer's score in one workload, with its bytes allocated per operation (NaN without {@code -prof gc}). */
     record Score(
-            String workload, String peer, double score, double error, String unit, String mode, double bytesPerOp) {
+            String workload,
+            String peer,
+            double score,
+            double error,
+            String unit,
+            String mode,
+            double bytesPerOp,
+            long iterations) {
         boolean lowerIsBetter() {
             return !mode.equals("thrpt");
         }
@@ -174,6 +185,52 @@ public final class Report {
 
         String errorPercent() {
             return Double.isNaN(error) ? "?" : String.format(Locale.ROOT, "%.0f%%", 100 * error / Math.abs(score));
+        }
+    }
+
+    /**
+     * One peer's iterations in one workload, split by the cores' state ({@link CoreState}): an
+     * iteration counts in a state when the reading before it and the one before the fork's next
+     * iteration (if any) are both in that state's range; it counts in neither otherwise.
+     */
+    record StateSplit(Score fast, Score slow) {
+        Score in(String state) {
+            return state.equals("fast") ? fast : slow;
+        }
+
+        static StateSplit of(Score whole, Object scores, Object readings) {
+            ListStatistics fast = new ListStatistics();
+            ListStatistics slow = new ListStatistics();
+            List<?> scoreForks = (List<?>) scores;
+            List<?> readingForks = (List<?>) readings;
+            for (int fork = 0; fork < Math.min(scoreForks.size(), readingForks.size()); fork++) {
+                List<?> values = (List<?>) scoreForks.get(fork);
+                List<?> read = (List<?>) readingForks.get(fork);
+                for (int i = 0; i < Math.min(values.size(), read.size()); i++) {
+                    double before = number(read.get(i));
+                    double after = i + 1 < read.size() ? number(read.get(i + 1)) : before;
+                    if (Math.max(before, after) <= CoreState.FAST_MAX_NANOS) {
+                        fast.addValue(number(values.get(i)));
+                    } else if (Math.min(before, after) >= CoreState.SLOW_MIN_NANOS) {
+                        slow.addValue(number(values.get(i)));
+                    }
+                }
+            }
+            return new StateSplit(part(whole, fast), part(whole, slow));
+        }
+
+        /** A score over some of {@code whole}'s iterations: their mean and JMH's 99.9% error (NaN under two). */
+        private static Score part(Score whole, ListStatistics iterations) {
+            long n = iterations.getN();
+            return new Score(
+                    whole.workload(),
+                    whole.peer(),
+                    n == 0 ? Double.NaN : iterations.getMean(),
+                    n < 2 ? Double.NaN : iterations.getMeanErrorAt(0.999),
+                    whole.unit(),
+                    whole.mode(),
+                    Double.NaN,
+                    n);
         }
     }
 
@@ -200,6 +257,7 @@ public final class Report {
 
     static String render(List<?> runs, String command, String coreToCore) throws IOException {
         Map<String, Map<String, Score>> byWorkload = new LinkedHashMap<>();
+        Map<String, Map<String, StateSplit>> byState = new LinkedHashMap<>();
         Map<?, ?> first = (Map<?, ?>) runs.get(0);
         for (Object run : runs) {
             Map<?, ?> result = (Map<?, ?>) run;
@@ -227,9 +285,14 @@ public final class Report {
                         number(metric.get("scoreError")),
                         (String) metric.get("scoreUnit"),
                         (String) result.get("mode"),
-                        allocated);
+                        allocated,
+                        iterations(metric.get("rawData")));
             }
             byWorkload.computeIfAbsent(workload, key -> new LinkedHashMap<>()).put(peer, score);
+            if (secondary != null && secondary.get(CORE_ROUND_TRIP) instanceof Map<?, ?> readings) {
+                byState.computeIfAbsent(workload, key -> new LinkedHashMap<>())
+                        .put(peer, StateSplit.of(score, metric.get("rawData"), readings.get("rawData")));
+            }
         }
 
         StringBuilder out = new StringBuilder();
@@ -398,7 +461,9 @@ public final class Report {
             }
             tables.append('\n');
         }
-        out.append(summary).append('\n').append(tables);
+        out.append(summary).append('\n');
+        out.append(stateSection(byWorkload, byState));
+        out.append(tables);
         out.append("## Not measured here\n\n")
                 .append(
                         "- Memory per parked task under BlockingIo: it parks a task only by blocking a platform thread.\n")
@@ -406,6 +471,93 @@ public final class Report {
                         "- Publisher throughput on BlockingIo: each subscription's producer gets its own virtual thread there, "
                                 + "so it would measure JDK virtual threads, not Weft.\n");
         return out.toString();
+    }
+
+    /**
+     * The summary again, split by the cores' state at each iteration ({@link CoreState}), for the
+     * workloads that read it; empty if none did.
+     */
+    private static String stateSection(
+            Map<String, Map<String, Score>> byWorkload, Map<String, Map<String, StateSplit>> byState) {
+        Map<String, Map<String, StateSplit>> withFiber = new LinkedHashMap<>();
+        for (Map.Entry<String, Map<String, Score>> entry : ordered(byWorkload)) {
+            Map<String, StateSplit> splits = byState.get(entry.getKey());
+            if (splits != null && splits.containsKey("fiber")) {
+                withFiber.put(entry.getKey(), splits);
+            }
+        }
+        if (withFiber.isEmpty()) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder();
+        out.append("## Summary by the cores' state\n\n")
+                .append(
+                        "The same ratios over only the iterations that ran in one placement of the cores: *fast* when the ")
+                .append(
+                        "cache-line round trip between the two cores, read before the iteration and before the fork's next one, ")
+                .append(String.format(
+                        Locale.ROOT,
+                        "was at most %.0f ns both times; *slow* when at least %.0f ns both times",
+                        CoreState.FAST_MAX_NANOS,
+                        CoreState.SLOW_MIN_NANOS))
+                .append(
+                        " (`CoreState`; the host moves the VM's cores, and workloads whose tasks cross between workers ran up ")
+                .append(
+                        "to several times slower in the slow placement). Each cell is the mean over those iterations, `n` of ")
+                .append("them, under the same rule as above: no ratio when either error exceeds ")
+                .append((int) (INCONCLUSIVE_ERROR * 100))
+                .append(
+                        "% (or fewer than two iterations). Iterations in neither state are left out. These split the run ")
+                .append("above; they are not a separate run.\n\n")
+                .append("| workload | cores | FiberIo (n) |");
+        for (String peer : SUMMARY_PEERS) {
+            out.append(' ').append(SUMMARY_NAMES.get(peer)).append(" (n) |");
+        }
+        out.append("\n|---|---|---:|")
+                .append("---:|".repeat(SUMMARY_PEERS.size()))
+                .append('\n');
+        for (Map.Entry<String, Map<String, StateSplit>> entry : withFiber.entrySet()) {
+            Map<String, StateSplit> splits = entry.getValue();
+            for (String state : CORE_STATES) {
+                Score fiber = splits.get("fiber").in(state);
+                out.append("| ")
+                        .append(entry.getKey())
+                        .append(" | ")
+                        .append(state)
+                        .append(" | ")
+                        .append(fiber.iterations() == 0 ? "–" : format(fiber.score()) + ' ' + fiber.unit())
+                        .append(" (")
+                        .append(fiber.iterations())
+                        .append(") |");
+                for (String peer : SUMMARY_PEERS) {
+                    StateSplit other = splits.get(peer);
+                    out.append(' ');
+                    if (other == null) {
+                        out.append('–');
+                    } else {
+                        Score score = other.in(state);
+                        out.append(fiber.iterations() == 0 || score.iterations() == 0 ? "–" : ratio(fiber, score))
+                                .append(" (")
+                                .append(score.iterations())
+                                .append(')');
+                    }
+                    out.append(" |");
+                }
+                out.append('\n');
+            }
+        }
+        return out.append('\n').toString();
+    }
+
+    /** How many iterations JMH's {@code rawData} (one list per fork) holds. */
+    private static long iterations(Object rawData) {
+        long n = 0;
+        if (rawData instanceof List<?> forks) {
+            for (Object fork : forks) {
+                n += ((List<?>) fork).size();
+            }
+        }
+        return n;
     }
 
     /**
@@ -425,7 +577,14 @@ public final class Report {
             throw new IllegalArgumentException(workload + " (" + peer + ") has no per-iteration values");
         }
         return new Score(
-                workload, peer, statistics.getMean(), statistics.getMeanErrorAt(0.999), unit, mode, Double.NaN);
+                workload,
+                peer,
+                statistics.getMean(),
+                statistics.getMeanErrorAt(0.999),
+                unit,
+                mode,
+                Double.NaN,
+                statistics.getN());
     }
 
     private static List<Map.Entry<String, Map<String, Score>>> ordered(Map<String, Map<String, Score>> byWorkload) {

@@ -80,10 +80,11 @@ public class TokioSuite {
      * (in reverse, its idiom: a join helps); the thread pool's root blocks one of its two workers
      * in {@code Future.get}, which is what a thread pool offers.
      *
+     * @param cores the cores' state, read before each iteration ({@link CoreState})
      * @return the number of tasks that ran
      */
     @Benchmark
-    public long spawnManyLocal() {
+    public long spawnManyLocal(CoreState cores) {
         long sum = switch (peer) {
             case "fiber" -> peers.fiber.call(TokioSuite::spawnAllAndSum); // inside a root task: local spawns
             case "vthread", "floor" ->
@@ -136,10 +137,11 @@ public class TokioSuite {
      * 10,000 tasks spawned from the benchmark thread (outside any task), which then waits for them
      * all; the workers are idle in between.
      *
+     * @param cores the cores' state, read before each iteration ({@link CoreState})
      * @return the number of tasks that ran
      */
     @Benchmark
-    public long spawnManyRemoteIdle() {
+    public long spawnManyRemoteIdle(CoreState cores) {
         return Peers.check(spawnManyRemote(peers), SPAWNS);
     }
 
@@ -217,10 +219,11 @@ public class TokioSuite {
      * of a shared queue (FJP: {@code externalSubmit}, since a fork would go to the worker's LIFO
      * end and run again at once).
      *
+     * @param cores the cores' state, read before each iteration ({@link CoreState})
      * @return the number of yields done
      */
     @Benchmark
-    public long yieldMany() {
+    public long yieldMany(CoreState cores) {
         long sum = 0;
         switch (peer) {
             case "fiber" ->
@@ -310,10 +313,11 @@ public class TokioSuite {
      * {@link Io#suspendRaw}; virtual threads with {@code LockSupport.park/unpark}; FJP and the
      * thread pool by submitting the partner's step (continuation passing: their form of a handoff).
      *
+     * @param cores the cores' state, read before each iteration ({@link CoreState})
      * @return the number of round trips
      */
     @Benchmark
-    public long pingPong() {
+    public long pingPong(CoreState cores) {
         long rounds = switch (peer) {
             case "fiber" ->
                 peers.weft.call(() -> {
@@ -437,10 +441,11 @@ public class TokioSuite {
      * spawn}, not {@code Io.with(io).run}, which would also wait for a root task to end: one more
      * wake-up of the benchmark thread than the other peers pay).
      *
+     * @param cores the cores' state, read before each iteration ({@link CoreState})
      * @return the chain's length
      */
     @Benchmark
-    public long chainedSpawn() {
+    public long chainedSpawn(CoreState cores) {
         CompletableFuture<Integer> done = new CompletableFuture<>();
         switch (peer) {
             case "fiber" -> peers.fiber.spawn(() -> fiberLink(CHAIN_DEPTH, done));

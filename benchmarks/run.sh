@@ -9,8 +9,8 @@
 #          BENCHMARKS.md at the repository root; rows whose error exceeds 25% are flagged inconclusive.
 #          The report also gives the cache-line round trip between the cores before and after the
 #          run (CoreToCore), which tells a run on a slow placement of the VM's cores from a regression,
-#          and, for the task workloads, which read it before each iteration (CoreState), the summary
-#          again over the iterations of each placement.
+#          and, for the task workloads, which read it before and after each iteration (CoreState), the
+#          summary again over the iterations of each placement.
 #   full   3 forks, 5 × 2 s warm-up, 5 × 2 s measurement, -prof gc: about 75 minutes on 2 cores; for
 #          careful runs on a quiet machine. Writes the same files.
 #   smoke  every benchmark for one tiny iteration (1 fork, no warm-up, 1 × 100 ms), so they cannot
@@ -50,7 +50,7 @@ fi
 # -foe: a benchmark that throws (a failed correctness check included) fails the whole run.
 cmd=(java -jar "$jar" "${jmh[@]}" -foe true -rf json -rff "$results" "$@")
 # The cache-line round trip between the two cores, before and after the run: the host moves the
-# VM's cores, and forks that run while it is slow run slower (CoreToCore's Javadoc).
+# VM's cores, and iterations that run while it is slow run slower (CoreToCore's Javadoc).
 # A failed probe must not cost the run (nor, after it, the report): it reads "unavailable".
 core_to_core() {
     local readings

@@ -5,13 +5,15 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * The cores' state at each JMH iteration: a benchmark that takes this as a parameter gets the
- * cache-line round trip between the two cores ({@link CoreToCore}) measured before each of its
- * iterations, outside the timed loop, and reported as the secondary result {@code
- * coreRoundTripNs}, one value per iteration next to the score. {@link Report} splits the
- * iterations by it. Not thread-safe: for single-threaded benchmarks.
+ * The cores' state at each JMH iteration, for single-threaded benchmarks (not thread-safe, and
+ * the probe is one per JVM): a benchmark that takes this as a parameter gets the cache-line round
+ * trip between the two cores ({@link CoreToCore}) measured before and after each of its
+ * iterations, outside the timed loop, and reported as the secondary results {@code
+ * coreRoundTripNs} and {@code coreRoundTripAfterNs}, one value each per iteration next to the
+ * score. {@link Report} splits the iterations by them.
  *
  * {@snippet lang=java :
  * @Benchmark
@@ -22,8 +24,8 @@ import org.openjdk.jmh.annotations.State;
  * with a round trip of about 70 ns and one of about 330 ns, every few seconds to minutes, and
  * workloads whose tasks cross between workers ran up to several times slower in the second. A
  * reading before and after the whole run ({@code benchmarks/run.sh}) cannot say which iterations
- * ran in which; a reading at each iteration's start can (the state held for many seconds at a
- * time, longer than an iteration, in every probe run so far).
+ * ran in which; readings at each iteration's ends can, for the iterations whose two readings agree
+ * (the state usually held for seconds to minutes, longer than an iteration).
  */
 @State(Scope.Thread)
 @AuxCounters(AuxCounters.Type.EVENTS)
@@ -31,13 +33,16 @@ public class CoreState {
     /*
      * Implementation notes.
      *
-     * The reading is the least of three probes of 30,000 round trips (2 ms in the fast state,
+     * A reading is the least of three probes of 30,000 round trips (2 ms in the fast state,
      * 10 ms in the slow one, each): a worker or carrier still spinning from the last operation,
-     * or any other thread, can delay one probe, and only a faster placement can shorten one. The
-     * trial's setup runs a probe first so that JIT compiles the hand-off loop before the first
-     * reading counts. A probe stops after 100 ms (it reads NaN then; the iteration counts in
-     * neither state): on a machine busy enough to deschedule one of its threads at every hand-off,
-     * 30,000 of them could otherwise take minutes.
+     * or any other thread, can delay one probe, and only a faster placement can shorten one. One
+     * reading before the iteration and one after it (the generated code collects both counters
+     * after the iteration's teardown): the state can change during an iteration, and Report counts
+     * an iteration in a state only when both readings agree. The trial's setup runs a probe first
+     * so that JIT compiles the hand-off loop before the first reading counts. A probe stops after
+     * 100 ms and is left out of the least (on a machine busy enough to deschedule one of its
+     * threads at every hand-off, 30,000 of them could take minutes); if all three stop, the
+     * reading is NaN, which Report counts in neither state.
      */
 
     /**
@@ -57,8 +62,10 @@ public class CoreState {
     /** Whether there are two processors to measure between (on one, the probe would only take turns). */
     private static final boolean MEASURABLE = Runtime.getRuntime().availableProcessors() >= 2;
 
-    /** The last reading (ns), NaN on one processor; see {@link #coreRoundTripNs()}. */
-    private double reading = Double.NaN;
+    /** The readings (ns) before and after the iteration, NaN on one processor; see the getters. */
+    private double before = Double.NaN;
+
+    private double after = Double.NaN;
 
     /** Compiles the probe's loop. */
     @Setup(Level.Trial)
@@ -70,16 +77,14 @@ public class CoreState {
 
     /** Reads the round trip for the iteration about to start. */
     @Setup(Level.Iteration)
-    public void read() throws InterruptedException {
-        if (!MEASURABLE) {
-            return;
-        }
-        double least = Double.NaN;
-        for (int i = 0; i < PROBES; i++) {
-            double probe = CoreToCore.roundTripNanos(ROUND_TRIPS_PER_PROBE, PROBE_TIMEOUT_NANOS);
-            least = Double.isNaN(least) || probe < least ? probe : least; // NaN: that probe ran out of time
-        }
-        reading = least;
+    public void readBefore() throws InterruptedException {
+        before = read();
+    }
+
+    /** Reads the round trip for the iteration just ended. */
+    @TearDown(Level.Iteration)
+    public void readAfter() throws InterruptedException {
+        after = read();
     }
 
     /**
@@ -90,6 +95,27 @@ public class CoreState {
      * @return the reading, in ns; NaN on a machine with one processor, or if every probe ran out of time
      */
     public double coreRoundTripNs() {
-        return reading;
+        return before;
+    }
+
+    /**
+     * Returns the cache-line round trip (ns) measured just after this iteration ended.
+     *
+     * @return the reading, in ns; NaN as for {@link #coreRoundTripNs()}
+     */
+    public double coreRoundTripAfterNs() {
+        return after;
+    }
+
+    /** The least of PROBES probes, leaving out those that ran out of time; NaN if all did, or on one processor. */
+    private static double read() throws InterruptedException {
+        double least = Double.NaN;
+        if (MEASURABLE) {
+            for (int i = 0; i < PROBES; i++) {
+                double probe = CoreToCore.roundTripNanos(ROUND_TRIPS_PER_PROBE, PROBE_TIMEOUT_NANOS);
+                least = Double.isNaN(least) || probe < least ? probe : least; // NaN: that probe ran out of time
+            }
+        }
+        return least;
     }
 }

@@ -17,8 +17,8 @@ import java.time.LocalTime;
  * while and about 330 ns for a while (the host moves the two vCPUs between cores that share a
  * cache and cores that do not; the guest cannot see or choose it), switching every few seconds to
  * minutes. Every workload that moves tasks between workers slows down in the second state, so
- * JMH forks of one benchmark land in two clusters. Run this next to a benchmark to tell which
- * state a run was in before reading a slow fork as a regression. On a machine with one processor
+ * the iterations of one benchmark, even within one fork, land in two clusters. Run this next to a
+ * benchmark to tell which state a run was in before reading a slow one as a regression. On a machine with one processor
  * the two threads would take turns by time slice, so the probe says so and measures nothing.
  */
 public final class CoreToCore {
@@ -26,8 +26,13 @@ public final class CoreToCore {
 
     /** The counter both threads move; volatile, so every hand-off crosses between the two cores. */
     private static volatile long ball;
-    /** Set when a probe ran out of time: both sides stop waiting for each other. */
+    /**
+     * Set by whichever side of a probe ran out of time, read by both while they wait (then both
+     * stop); cleared by the caller before the next probe starts its other thread.
+     */
     private static volatile boolean abandoned;
+    /** When side 0 saw the first round trip complete; written and read by side 0 only. */
+    private static long timedFrom;
 
     private CoreToCore() {}
 
@@ -43,7 +48,7 @@ public final class CoreToCore {
             System.out.println(LocalTime.now().withNano(0) + " round trip n/a (one processor)");
             return;
         }
-        roundTripNanos(ROUND_TRIPS, Long.MAX_VALUE); // warm-up: the first run would include compiling bounce
+        roundTripNanos(ROUND_TRIPS, Long.MAX_VALUE); // warm-up: the first run would include compiling tryBounce
         for (int run = 0; run < runs; run++) {
             System.out.printf(
                     "%s round trip %.0f ns%n",
@@ -52,21 +57,22 @@ public final class CoreToCore {
     }
 
     /**
-     * Times {@code roundTrips} round trips between this thread and a new one; returns the mean, in
-     * ns, or NaN if they took longer than {@code timeoutNanos} (both threads then stop: a busy
-     * machine that keeps descheduling one of them must not hold the caller for long). Not for
-     * concurrent callers (they would share the counter).
+     * Times {@code roundTrips} round trips (at least 3) between this thread and a new one; returns
+     * the mean, in ns, or NaN if either side was still waiting for the other {@code timeoutNanos}
+     * after the call began (both then stop: a busy machine that keeps descheduling one of them must
+     * not hold the caller for long). The clock starts at the end of the first round trip, so the
+     * other thread's start is not in it. Not for concurrent callers (they would share the counter).
      */
     static double roundTripNanos(long roundTrips, long timeoutNanos) throws InterruptedException {
         ball = 0;
         abandoned = false;
-        long start = System.nanoTime();
-        long deadline = start + timeoutNanos;
-        Thread other = Thread.ofPlatform().start(() -> bounce(1, roundTrips, deadline));
-        boolean done = bounce(0, roundTrips, deadline);
-        long elapsed = System.nanoTime() - start;
+        long deadline = System.nanoTime() + timeoutNanos;
+        Thread other = Thread.ofPlatform().start(() -> tryBounce(1, roundTrips, deadline));
+        boolean done = tryBounce(0, roundTrips, deadline);
+        long elapsed = System.nanoTime() - timedFrom;
         other.join();
-        return done ? elapsed / (double) roundTrips : Double.NaN;
+        // Timed: from seeing 2 to seeing 2 * roundTrips - 2 (then one plain write), roundTrips - 2 round trips
+        return done ? elapsed / (double) (roundTrips - 2) : Double.NaN;
     }
 
     /**
@@ -74,7 +80,7 @@ public final class CoreToCore {
      * {@code roundTrips} times: from 0 to 1 here, 1 to 2 there, 2 to 3 here, and so on. Returns
      * false, and makes the other side give up too, if it is still waiting at {@code deadline}.
      */
-    private static boolean bounce(long parity, long roundTrips, long deadline) {
+    private static boolean tryBounce(long parity, long roundTrips, long deadline) {
         for (long value = parity; value < 2 * roundTrips; value += 2) {
             int spins = 0;
             while (ball != value) {
@@ -83,6 +89,9 @@ public final class CoreToCore {
                     return false;
                 }
                 Thread.onSpinWait();
+            }
+            if (value == 2) {
+                timedFrom = System.nanoTime(); // side 0: the first round trip is complete
             }
             ball = value + 1;
         }

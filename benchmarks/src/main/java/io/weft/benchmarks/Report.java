@@ -59,8 +59,10 @@ public final class Report {
     private static final String GC_BYTES = "gc.alloc.rate.norm";
     /** The secondary result that replaces the primary score: {@link Memory.Footprint}'s counter. */
     private static final String BYTES_PER_TASK = "bytesPerTask";
-    /** The secondary result {@link CoreState} gives: the cores' round trip before each iteration. */
+    /** The secondary results {@link CoreState} gives: the cores' round trip before and after each iteration. */
     private static final String CORE_ROUND_TRIP = "coreRoundTripNs";
+
+    private static final String CORE_ROUND_TRIP_AFTER = "coreRoundTripAfterNs";
     /** The two placements of the cores the split by state reports, in its order. */
     private static final List<String> CORE_STATES = List.of("fast", "slow");
     /** What each workload does; the benchmarks' Javadoc says how each peer does it. */
@@ -190,25 +192,29 @@ public final class Report {
 
     /**
      * One peer's iterations in one workload, split by the cores' state ({@link CoreState}): an
-     * iteration counts in a state when the reading before it and the one before the fork's next
-     * iteration (if any) are both in that state's range; it counts in neither otherwise.
+     * iteration counts in a state when the readings before and after it are both in that state's
+     * range (without after-readings, from a result file of an older run: the one before the
+     * fork's next iteration, or none for a fork's last); it counts in neither otherwise.
      */
     record StateSplit(Score fast, Score slow) {
         Score in(String state) {
             return state.equals("fast") ? fast : slow;
         }
 
-        static StateSplit of(Score whole, Object scores, Object readings) {
+        static StateSplit of(Score whole, Object scores, Object readings, Object afterReadings) {
             ListStatistics fast = new ListStatistics();
             ListStatistics slow = new ListStatistics();
             List<?> scoreForks = (List<?>) scores;
             List<?> readingForks = (List<?>) readings;
+            List<?> afterForks = afterReadings instanceof List<?> list ? list : null;
             for (int fork = 0; fork < Math.min(scoreForks.size(), readingForks.size()); fork++) {
                 List<?> values = (List<?>) scoreForks.get(fork);
                 List<?> read = (List<?>) readingForks.get(fork);
                 for (int i = 0; i < Math.min(values.size(), read.size()); i++) {
                     double before = number(read.get(i));
-                    double after = i + 1 < read.size() ? number(read.get(i + 1)) : before;
+                    double after = afterForks != null
+                            ? number(((List<?>) afterForks.get(fork)).get(i))
+                            : i + 1 < read.size() ? number(read.get(i + 1)) : before;
                     if (Math.max(before, after) <= CoreState.FAST_MAX_NANOS) {
                         fast.addValue(number(values.get(i)));
                     } else if (Math.min(before, after) >= CoreState.SLOW_MIN_NANOS) {
@@ -290,8 +296,11 @@ public final class Report {
             }
             byWorkload.computeIfAbsent(workload, key -> new LinkedHashMap<>()).put(peer, score);
             if (secondary != null && secondary.get(CORE_ROUND_TRIP) instanceof Map<?, ?> readings) {
+                Object after = secondary.get(CORE_ROUND_TRIP_AFTER) instanceof Map<?, ?> afterReadings
+                        ? afterReadings.get("rawData")
+                        : null;
                 byState.computeIfAbsent(workload, key -> new LinkedHashMap<>())
-                        .put(peer, StateSplit.of(score, metric.get("rawData"), readings.get("rawData")));
+                        .put(peer, StateSplit.of(score, metric.get("rawData"), readings.get("rawData"), after));
             }
         }
 
@@ -346,11 +355,11 @@ public final class Report {
                 .append(cpuModel())
                 .append(" |\n");
         if (coreToCore != null) {
-            // The host's placement of the cores: forks that run while the round trip is slow run slower
+            // The host's placement of the cores: iterations that run while the round trip is slow run slower
             out.append("| core-to-core round trip | ")
                     .append(coreToCore)
-                    .append(" (`CoreToCore`; the 2-vCPU test VM switched between about 70 and 330 ns, and forks ")
-                    .append("that ran in the slow state took up to several times as long) |\n");
+                    .append(" (`CoreToCore`; the 2-vCPU test VM switched between about 70 and 330 ns, and ")
+                    .append("iterations that ran in the slow state took up to several times as long) |\n");
         }
         out.append('\n');
 
@@ -492,23 +501,24 @@ public final class Report {
         StringBuilder out = new StringBuilder();
         out.append("## Summary by the cores' state\n\n")
                 .append(
-                        "The same ratios over only the iterations that ran in one placement of the cores: *fast* when the ")
+                        "The summary again, over only the iterations that ran in one placement of the cores: *fast* when ")
                 .append(
-                        "cache-line round trip between the two cores, read before the iteration and before the fork's next one, ")
+                        "the cache-line round trip between the two cores, read just before and just after the iteration, ")
                 .append(String.format(
                         Locale.ROOT,
                         "was at most %.0f ns both times; *slow* when at least %.0f ns both times",
                         CoreState.FAST_MAX_NANOS,
                         CoreState.SLOW_MIN_NANOS))
                 .append(
-                        " (`CoreState`; the host moves the VM's cores, and workloads whose tasks cross between workers ran up ")
-                .append(
-                        "to several times slower in the slow placement). Each cell is the mean over those iterations, `n` of ")
-                .append("them, under the same rule as above: no ratio when either error exceeds ")
+                        " (`CoreState`; the host moves the VM's cores, and workloads whose tasks cross between workers ")
+                .append("ran up to several times slower in the slow placement). FiberIo's cell is its mean over those ")
+                .append("iterations, its error and their number; a peer's cell is the ratio under the same rule as ")
+                .append("above, and the peer's number of iterations. Where either error exceeds ")
                 .append((int) (INCONCLUSIVE_ERROR * 100))
-                .append(
-                        "% (or fewer than two iterations). Iterations in neither state are left out. These split the run ")
-                .append("above; they are not a separate run.\n\n")
+                .append("% (or a side has fewer than two iterations) the cell reads *incl.*, with the ratio of the ")
+                .append("means in brackets: a hint, not a finding (with a few iterations the 99.9% error is wide). ")
+                .append("Iterations in neither state are left out. These split the run above; they are not a separate ")
+                .append("run.\n\n")
                 .append("| workload | cores | FiberIo (n) |");
         for (String peer : SUMMARY_PEERS) {
             out.append(' ').append(SUMMARY_NAMES.get(peer)).append(" (n) |");
@@ -525,7 +535,10 @@ public final class Report {
                         .append(" | ")
                         .append(state)
                         .append(" | ")
-                        .append(fiber.iterations() == 0 ? "–" : format(fiber.score()) + ' ' + fiber.unit())
+                        .append(
+                                fiber.iterations() == 0
+                                        ? "–"
+                                        : format(fiber.score()) + ' ' + fiber.unit() + " ±" + fiber.errorPercent())
                         .append(" (")
                         .append(fiber.iterations())
                         .append(") |");
@@ -536,7 +549,12 @@ public final class Report {
                         out.append('–');
                     } else {
                         Score score = other.in(state);
-                        out.append(fiber.iterations() == 0 || score.iterations() == 0 ? "–" : ratio(fiber, score))
+                        out.append(
+                                        fiber.iterations() == 0 || score.iterations() == 0
+                                                ? "–"
+                                                : fiber.inconclusive() || score.inconclusive()
+                                                        ? "incl. [" + meanRatio(fiber, score) + "]"
+                                                        : ratio(fiber, score))
                                 .append(" (")
                                 .append(score.iterations())
                                 .append(')');
@@ -612,9 +630,11 @@ public final class Report {
 
     /** FiberIo's advantage over {@code other}: > 1 means FiberIo is better; "inconclusive" if either error is too wide. */
     private static String ratio(Score fiber, Score other) {
-        if (fiber.inconclusive() || other.inconclusive()) {
-            return "inconclusive";
-        }
+        return fiber.inconclusive() || other.inconclusive() ? "inconclusive" : meanRatio(fiber, other);
+    }
+
+    /** FiberIo's advantage over {@code other} by their means, whatever their errors. */
+    private static String meanRatio(Score fiber, Score other) {
         double ratio = fiber.lowerIsBetter() ? other.score() / fiber.score() : fiber.score() / other.score();
         return String.format(Locale.ROOT, "%.2f×", ratio);
     }

@@ -225,14 +225,14 @@ public final class Report {
             return new StateSplit(part(whole, fast), part(whole, slow));
         }
 
-        /** A score over some of {@code whole}'s iterations: their mean and JMH's 99.9% error (NaN under two). */
+        /** A score over some of {@code whole}'s iterations: their mean and JMH's 99.9% error (JMH gives NaN under three). */
         private static Score part(Score whole, ListStatistics iterations) {
             long n = iterations.getN();
             return new Score(
                     whole.workload(),
                     whole.peer(),
                     n == 0 ? Double.NaN : iterations.getMean(),
-                    n < 2 ? Double.NaN : iterations.getMeanErrorAt(0.999),
+                    n < 3 ? Double.NaN : iterations.getMeanErrorAt(0.999),
                     whole.unit(),
                     whole.mode(),
                     Double.NaN,
@@ -515,7 +515,7 @@ public final class Report {
                 .append("iterations, its error and their number; a peer's cell is the ratio under the same rule as ")
                 .append("above, and the peer's number of iterations. Where either error exceeds ")
                 .append((int) (INCONCLUSIVE_ERROR * 100))
-                .append("% (or a side has fewer than two iterations) the cell reads *incl.*, with the ratio of the ")
+                .append("% (or a side has fewer than three iterations) the cell reads *incl.*, with the ratio of the ")
                 .append("means in brackets: a hint, not a finding (with a few iterations the 99.9% error is wide). ")
                 .append("Iterations in neither state are left out. These split the run above; they are not a separate ")
                 .append("run.\n\n")

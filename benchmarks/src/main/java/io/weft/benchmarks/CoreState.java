@@ -47,7 +47,8 @@ public class CoreState {
 
     /**
      * A round trip no longer than this (ns) is the fast placement. On the test VM the readings
-     * clustered at about 70 and 330 ns; a few fell between (110-180 ns, with a profiler attached).
+     * clustered at about 70 and 330 ns, now and then 35 ns (counted fast); a few fell between
+     * (110-180 ns, with a profiler attached).
      */
     static final double FAST_MAX_NANOS = 110;
 

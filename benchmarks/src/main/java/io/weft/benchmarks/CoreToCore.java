@@ -18,8 +18,9 @@ import java.time.LocalTime;
  * cache and cores that do not; the guest cannot see or choose it), switching every few seconds to
  * minutes. Every workload that moves tasks between workers slows down in the second state, so
  * the iterations of one benchmark, even within one fork, land in two clusters. Run this next to a
- * benchmark to tell which state a run was in before reading a slow one as a regression. On a machine with one processor
- * the two threads would take turns by time slice, so the probe says so and measures nothing.
+ * benchmark to tell which state a run was in before reading a slow one as a regression. On a
+ * machine with one processor the two threads would take turns by time slice, so the probe says
+ * so and measures nothing.
  */
 public final class CoreToCore {
     private static final long ROUND_TRIPS = 1_000_000;
@@ -64,6 +65,9 @@ public final class CoreToCore {
      * other thread's start is not in it. Not for concurrent callers (they would share the counter).
      */
     static double roundTripNanos(long roundTrips, long timeoutNanos) throws InterruptedException {
+        if (roundTrips < 3) {
+            throw new IllegalArgumentException("at least 3 round trips: the first is not timed (" + roundTrips + ")");
+        }
         ball = 0;
         abandoned = false;
         long deadline = System.nanoTime() + timeoutNanos;

@@ -391,12 +391,7 @@ public final class Report {
         summary.append(
                         "## Summary\n\nFiberIo's score and its ratio against each peer (> 1: FiberIo better; – : the peer does not run ")
                 .append("this workload).\n\n| workload | FiberIo | FiberIo B/op |");
-        for (String peer : SUMMARY_PEERS) {
-            summary.append(' ').append(SUMMARY_NAMES.get(peer)).append(" |");
-        }
-        summary.append("\n|---|---:|---:|")
-                .append("---:|".repeat(SUMMARY_PEERS.size()))
-                .append('\n');
+        appendPeerColumns(summary, "", "|---|---:|---:|");
         StringBuilder tables = new StringBuilder();
         for (Map.Entry<String, Map<String, Score>> entry : ordered(byWorkload)) {
             String workload = entry.getKey();
@@ -520,12 +515,7 @@ public final class Report {
                 .append("Iterations in neither state are left out. These split the run above; they are not a separate ")
                 .append("run.\n\n")
                 .append("| workload | cores | FiberIo (n) |");
-        for (String peer : SUMMARY_PEERS) {
-            out.append(' ').append(SUMMARY_NAMES.get(peer)).append(" (n) |");
-        }
-        out.append("\n|---|---|---:|")
-                .append("---:|".repeat(SUMMARY_PEERS.size()))
-                .append('\n');
+        appendPeerColumns(out, " (n)", "|---|---|---:|");
         for (Map.Entry<String, Map<String, StateSplit>> entry : withFiber.entrySet()) {
             Map<String, StateSplit> splits = entry.getValue();
             for (String state : CORE_STATES) {
@@ -565,6 +555,20 @@ public final class Report {
             }
         }
         return out.append('\n').toString();
+    }
+
+    /**
+     * Ends a summary table's header: a column per summary peer (its name, then {@code suffix}),
+     * then the separator row, {@code leading} for the columns before the peers'.
+     */
+    private static void appendPeerColumns(StringBuilder out, String suffix, String leading) {
+        for (String peer : SUMMARY_PEERS) {
+            out.append(' ').append(SUMMARY_NAMES.get(peer)).append(suffix).append(" |");
+        }
+        out.append('\n')
+                .append(leading)
+                .append("---:|".repeat(SUMMARY_PEERS.size()))
+                .append('\n');
     }
 
     /** How many iterations JMH's {@code rawData} (one list per fork) holds. */

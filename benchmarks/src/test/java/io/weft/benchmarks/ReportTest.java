@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -21,22 +23,12 @@ class ReportTest {
 
     @Test
     void anIterationCountsInAStateOnlyWhenBothReadingsAgree() throws IOException {
-        List<Iteration> fiber = List.of(
-                new Iteration(100, FAST, FAST),
-                new Iteration(100, FAST, FAST),
-                new Iteration(100, FAST, FAST),
-                new Iteration(300, SLOW, SLOW),
-                new Iteration(300, SLOW, SLOW),
-                new Iteration(300, SLOW, SLOW),
-                new Iteration(900, FAST, SLOW), // the state changed during it: in neither
-                new Iteration(900, BETWEEN, BETWEEN));
-        List<Iteration> fjp = List.of(
-                new Iteration(200, FAST, FAST),
-                new Iteration(200, FAST, FAST),
-                new Iteration(200, FAST, FAST),
-                new Iteration(250, SLOW, SLOW),
-                new Iteration(250, SLOW, SLOW),
-                new Iteration(250, SLOW, SLOW));
+        List<Iteration> fiber = join(
+                times(3, new Iteration(100, FAST, FAST)),
+                times(3, new Iteration(300, SLOW, SLOW)),
+                List.of(new Iteration(900, FAST, SLOW)), // the state changed during it: in neither
+                List.of(new Iteration(900, BETWEEN, BETWEEN)));
+        List<Iteration> fjp = join(times(3, new Iteration(200, FAST, FAST)), times(3, new Iteration(250, SLOW, SLOW)));
 
         List<String> rows = stateRows(json(List.of(result("fiber", fiber, true), result("fjp", fjp, true))));
 
@@ -51,8 +43,7 @@ class ReportTest {
     void aWideErrorWithholdsTheRatioAndGivesTheMeansInBrackets() throws IOException {
         List<Iteration> fiber =
                 List.of(new Iteration(50, FAST, FAST), new Iteration(150, FAST, FAST), new Iteration(100, FAST, FAST));
-        List<Iteration> fjp =
-                List.of(new Iteration(200, FAST, FAST), new Iteration(200, FAST, FAST), new Iteration(200, FAST, FAST));
+        List<Iteration> fjp = times(3, new Iteration(200, FAST, FAST));
 
         List<String> rows = stateRows(json(List.of(result("fiber", fiber, true), result("fjp", fjp, true))));
 
@@ -65,11 +56,8 @@ class ReportTest {
     void withoutAfterReadingsTheNextIterationsBeforeReadingStandsIn() throws IOException {
         // An older result file: readings before each iteration only. The second iteration's
         // before-reading is slow, so the first (fast before it) counts in neither state.
-        List<Iteration> fiber = List.of(
-                new Iteration(100, FAST, Double.NaN),
-                new Iteration(300, SLOW, Double.NaN),
-                new Iteration(300, SLOW, Double.NaN),
-                new Iteration(300, SLOW, Double.NaN));
+        List<Iteration> fiber =
+                join(List.of(new Iteration(100, FAST, Double.NaN)), times(3, new Iteration(300, SLOW, Double.NaN)));
         List<Iteration> fjp = List.of(new Iteration(200, FAST, Double.NaN), new Iteration(200, FAST, Double.NaN));
 
         List<String> rows = stateRows(json(List.of(result("fiber", fiber, false), result("fjp", fjp, false))));
@@ -80,9 +68,8 @@ class ReportTest {
 
     @Test
     void underThreeIterationsTheErrorIsUnknownAndTheRatioWithheld() throws IOException {
-        List<Iteration> fiber = List.of(new Iteration(100, FAST, FAST), new Iteration(100, FAST, FAST));
-        List<Iteration> fjp =
-                List.of(new Iteration(200, FAST, FAST), new Iteration(200, FAST, FAST), new Iteration(200, FAST, FAST));
+        List<Iteration> fiber = times(2, new Iteration(100, FAST, FAST));
+        List<Iteration> fjp = times(3, new Iteration(200, FAST, FAST));
 
         List<String> rows = stateRows(json(List.of(result("fiber", fiber, true), result("fjp", fjp, true))));
 
@@ -105,6 +92,19 @@ class ReportTest {
         String markdown = Report.render(parse(json(List.of(resultWithoutReadings()))), "test", null);
 
         assertFalse(markdown.contains("Summary by the cores' state"), markdown);
+    }
+
+    private static List<Iteration> times(int n, Iteration iteration) {
+        return Collections.nCopies(n, iteration);
+    }
+
+    @SafeVarargs
+    private static List<Iteration> join(List<Iteration>... parts) {
+        List<Iteration> all = new ArrayList<>();
+        for (List<Iteration> part : parts) {
+            all.addAll(part);
+        }
+        return all;
     }
 
     /** The rows of the split table, one per workload and state. */

@@ -225,18 +225,9 @@ public final class Report {
             return new StateSplit(part(whole, fast), part(whole, slow));
         }
 
-        /** A score over some of {@code whole}'s iterations: their mean and JMH's 99.9% error (JMH gives NaN under three). */
+        /** A score over some of {@code whole}'s iterations. */
         private static Score part(Score whole, ListStatistics iterations) {
-            long n = iterations.getN();
-            return new Score(
-                    whole.workload(),
-                    whole.peer(),
-                    n == 0 ? Double.NaN : iterations.getMean(),
-                    n < 3 ? Double.NaN : iterations.getMeanErrorAt(0.999),
-                    whole.unit(),
-                    whole.mode(),
-                    Double.NaN,
-                    n);
+            return meanOf(whole.workload(), whole.peer(), iterations, whole.unit(), whole.mode());
         }
     }
 
@@ -573,13 +564,7 @@ public final class Report {
 
     /** How many iterations JMH's {@code rawData} (one list per fork) holds. */
     private static long iterations(Object rawData) {
-        long n = 0;
-        if (rawData instanceof List<?> forks) {
-            for (Object fork : forks) {
-                n += ((List<?>) fork).size();
-            }
-        }
-        return n;
+        return statisticsOf(rawData).getN();
     }
 
     /**
@@ -587,26 +572,41 @@ public final class Report {
      * the iterations, so this takes the mean of the per-iteration values and JMH's 99.9% error.
      */
     private static Score perIterationMean(String workload, String peer, Map<?, ?> metric, String unit, String mode) {
+        ListStatistics statistics = statisticsOf(metric.get("rawData"));
+        if (statistics.getN() == 0) {
+            throw new IllegalArgumentException(workload + " (" + peer + ") has no per-iteration values");
+        }
+        return meanOf(workload, peer, statistics, unit, mode);
+    }
+
+    /**
+     * A score from some iterations' values: their mean (NaN if none) and JMH's 99.9% error (NaN
+     * under three iterations, as JMH gives it), with no allocation figure.
+     */
+    private static Score meanOf(String workload, String peer, ListStatistics iterations, String unit, String mode) {
+        long n = iterations.getN();
+        return new Score(
+                workload,
+                peer,
+                n == 0 ? Double.NaN : iterations.getMean(),
+                n < 3 ? Double.NaN : iterations.getMeanErrorAt(0.999),
+                unit,
+                mode,
+                Double.NaN,
+                n);
+    }
+
+    /** Every iteration's value in JMH's {@code rawData} (one list per fork). */
+    private static ListStatistics statisticsOf(Object rawData) {
         ListStatistics statistics = new ListStatistics();
-        if (metric.get("rawData") instanceof List<?> forks) {
+        if (rawData instanceof List<?> forks) {
             for (Object fork : forks) {
                 for (Object iteration : (List<?>) fork) {
                     statistics.addValue(number(iteration));
                 }
             }
         }
-        if (statistics.getN() == 0) {
-            throw new IllegalArgumentException(workload + " (" + peer + ") has no per-iteration values");
-        }
-        return new Score(
-                workload,
-                peer,
-                statistics.getMean(),
-                statistics.getMeanErrorAt(0.999),
-                unit,
-                mode,
-                Double.NaN,
-                statistics.getN());
+        return statistics;
     }
 
     private static List<Map.Entry<String, Map<String, Score>>> ordered(Map<String, Map<String, Score>> byWorkload) {

@@ -49,8 +49,12 @@ public final class Context {
     /** What {@link #slot()} returns when SLOT is unbound: owned by no thread, empty. */
     private static final Slot NONE = new Slot(null, null);
 
-    /** A thread's cell: what its running code has installed. Written only by {@link #owner}. */
-    static final class Slot {
+    /**
+     * A thread's cell: what its running code has installed. Written only by {@link #owner}.
+     * Public only so that an Io's {@link HelpsAwaiters} can hand it on, unopened, from an awaiter
+     * to the task it runs in place (one lookup per help instead of two); its members are not.
+     */
+    public static final class Slot {
         final Thread owner;
         /** A Task, a Frame, or null. */
         Object current;

@@ -13,15 +13,18 @@ import io.weft.Io;
 public interface HelpsAwaiters {
 
     /**
-     * Runs {@code claimed} (the helped task's body and completion) with the calling thread's
-     * per-thread state set aside meanwhile. The task has ended when this returns: the Io counts
-     * it as ended here (its queued entry, run later, finds it {@linkplain Task#ranInPlace ran in place}).
+     * Runs {@code task}, which {@code awaiter} has claimed, with {@link Task#runHelped} and the
+     * calling thread's per-thread state set aside meanwhile. The task has ended when this returns:
+     * the Io counts it as ended here (its queued entry, run later, finds it
+     * {@linkplain Task#ranInPlace ran in place}). No closure is made for it: the helper passes
+     * what the run needs.
      *
      * @param io the Io of both the helped task and its awaiter
-     * @param task the helped task (for its name)
-     * @param claimed what to run in place
+     * @param task the helped task, claimed by {@code awaiter}
+     * @param awaiter the task running on this thread, which awaits {@code task}
+     * @param slot this thread's context slot, as the awaiter looked it up (handed on to runHelped)
      */
-    void runInPlace(Io io, Task<?> task, Runnable claimed);
+    void runInPlace(Io io, Task<?> task, Task<?> awaiter, Context.Slot slot);
 
     /**
      * Makes tasks of {@code ioClass} eligible for running in place, with {@code helper}.

@@ -335,14 +335,23 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     }
 
     /**
-     * Runs the body of a task the calling thread claimed (NEW -> RUNNING) above {@code parent},
-     * the task running on this thread now (null if none), and completes it.
+     * Runs the body of this task, which {@code awaiter} (the task running on the calling thread)
+     * claimed to run in place, and completes it: what a {@link HelpsAwaiters} calls, once, inside
+     * {@link HelpsAwaiters#runInPlace}, with the {@code slot} it was handed. Throws if this task
+     * was not claimed by a helper or has already been run.
      */
-    void runClaimed(Task<?> parent) {
-        runClaimed(parent, Context.slot());
+    public void runHelped(Task<?> awaiter, Context.Slot slot) {
+        if ((state & (LIFECYCLE | HELPED)) != (RUNNING | HELPED) || thread != null) {
+            throw new IllegalStateException(this + " was not claimed to run in place, or has already run");
+        }
+        runClaimed(awaiter, slot);
     }
 
-    /** {@link #runClaimed(Task)} with the context slot the caller already looked up on this thread. */
+    /**
+     * Runs the body of a task the calling thread claimed (NEW -> RUNNING) above {@code parent},
+     * the task running on this thread now (null if none), and completes it; {@code slot} is this
+     * thread's context slot, already looked up.
+     */
     private void runClaimed(Task<?> parent, Context.Slot slot) {
         THREAD.setRelease(this, Thread.currentThread());
         inlineParent = parent;

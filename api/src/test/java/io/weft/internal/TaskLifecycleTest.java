@@ -72,6 +72,26 @@ class TaskLifecycleTest {
         assertEquals(1, task.resultNow());
     }
 
+    /** runHelped runs only a task an awaiter claimed, and only once; anything else is an Io bug. */
+    @Test
+    void runHelpedRefusesATaskNoAwaiterClaimedAndATaskItAlreadyRan() {
+        DeferredIo io = new DeferredIo();
+        AtomicInteger bodyRuns = new AtomicInteger();
+        Task<Integer> awaiter = Task.spawned(io, () -> 0);
+        Task<Integer> unclaimed = Task.spawned(io, bodyRuns::incrementAndGet);
+        assertThrows(IllegalStateException.class, () -> unclaimed.runHelped(awaiter, Context.slot()));
+        assertEquals(0, bodyRuns.get(), "a task nobody claimed does not run");
+
+        Task<Integer> claimed = Task.spawned(io, bodyRuns::incrementAndGet);
+        assertTrue(claimed.claimForHelper(awaiter));
+        claimed.runHelped(awaiter, Context.slot());
+        assertEquals(1, claimed.resultNow());
+        assertTrue(claimed.ranInPlace());
+        assertThrows(IllegalStateException.class, () -> claimed.runHelped(awaiter, Context.slot()));
+        claimed.run(); // its queued entry, run by the Io later: nothing to do
+        assertEquals(1, bodyRuns.get());
+    }
+
     @Test
     void runningAFailedTaskAgainThrowsAndKeepsTheFailure() {
         IllegalArgumentException boom = new IllegalArgumentException("boom");

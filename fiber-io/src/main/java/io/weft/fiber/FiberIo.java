@@ -120,16 +120,10 @@ public final class FiberIo implements Io, AutoCloseable {
         // (DESIGN §3.7): on a virtual clock time stands still while it runs, with one worker the
         // run is deterministic.
         RootTasks.register(FiberIo.class);
-        HelpsAwaiters.register(FiberIo.class, (io, task, claimed) -> {
-            Thread self = Thread.currentThread();
-            Carriers.ThreadState saved = Carriers.setAside(self);
-            if (task.name() != null) { // a named task shows its name in thread dumps, here too
-                self.setName(saved.name() + "/" + task.name());
-            }
+        HelpsAwaiters.register(FiberIo.class, (io, task, awaiter, slot) -> {
             try {
-                claimed.run();
+                Carriers.runInPlace(task, awaiter, slot);
             } finally {
-                Carriers.restore(self, saved);
                 ((FiberIo) io).scheduler.countEndedInPlace();
             }
         });

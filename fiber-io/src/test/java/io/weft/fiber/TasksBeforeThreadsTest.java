@@ -97,6 +97,51 @@ class TasksBeforeThreadsTest {
         }
     }
 
+    /**
+     * Every part of the per-thread state comes back after a help, whether the helped task changed
+     * it or not: the awaiter's ThreadLocal maps, its interrupt status (set before the await, and
+     * not seen by the helped task), name, context class loader and own handler. A named helped
+     * task shows its name after the awaiter's meanwhile.
+     */
+    @Test
+    void anAwaiterGetsBackAllItsThreadStateAfterATaskRanInPlace() {
+        try (FiberIo io = FiberIo.builder().workers(1).virtualClock().build()) {
+            io.run(() -> {
+                Thread self = Thread.currentThread();
+                LOCAL.set("awaiter's");
+                INHERITABLE.set("awaiter's inheritable");
+                ClassLoader loader = new ClassLoader(null) {};
+                self.setContextClassLoader(loader);
+                Thread.UncaughtExceptionHandler handler = (t, e) -> {};
+                self.setUncaughtExceptionHandler(handler);
+                String name = self.getName();
+                Future<Seen> child = Io.async("child", () -> {
+                    Seen seen = litter();
+                    self.setContextClassLoader(new ClassLoader(null) {});
+                    self.setUncaughtExceptionHandler((t, e) -> {});
+                    return seen;
+                });
+                self.interrupt(); // the awaiter's own interrupt status, set before the await
+                Seen seen = child.await();
+                boolean stillInterrupted = Thread.interrupted();
+
+                assertSame(self, seen.thread(), "it ran in place");
+                assertNull(seen.local());
+                assertNull(seen.inheritable());
+                assertFalse(seen.interrupted(), "the awaiter's interrupt status is not the helped task's");
+                assertEquals(name + "/child", seen.name());
+                assertTrue(stillInterrupted, "the awaiter's interrupt status is back");
+                assertEquals("awaiter's", LOCAL.get());
+                assertEquals("awaiter's inheritable", INHERITABLE.get());
+                assertSame(loader, self.getContextClassLoader());
+                assertSame(handler, self.getUncaughtExceptionHandler());
+                assertEquals(name, self.getName());
+                LOCAL.remove();
+                INHERITABLE.remove();
+            });
+        }
+    }
+
     @Test
     void aTaskRunInPlaceThatAwaitsItsAwaiterFailsInsteadOfHanging() {
         try (FiberIo io = FiberIo.builder().workers(1).virtualClock().build()) {

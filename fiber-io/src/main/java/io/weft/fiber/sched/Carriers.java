@@ -1,5 +1,7 @@
 package io.weft.fiber.sched;
 
+import io.weft.internal.Context;
+import io.weft.internal.Task;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -404,48 +406,56 @@ public final class Carriers {
     }
 
     /**
-     * The per-thread state of a task that another task runs in place on the same thread: its
-     * ThreadLocal maps, interrupt status, name, context class loader and own handler.
+     * Runs {@code task}, which {@code awaiter} (the task running on the calling thread) claimed, in
+     * place (join helping), with the thread's per-thread state set aside meanwhile: the helped
+     * task starts with no ThreadLocal values and no interrupt status, and shows its name (if it
+     * has one) after the thread's. After it, the thread gets back the awaiter's ThreadLocal maps,
+     * interrupt status, name, context class loader and own handler, and whatever the helped task
+     * left there is dropped. The saved state lives in this frame (no allocation), and each field
+     * is written back only if the helped task changed it.
      */
-    public record ThreadState(
-            Object locals,
-            Object inheritable,
-            boolean interrupted,
-            String name,
-            ClassLoader loader,
-            Thread.UncaughtExceptionHandler handler) {}
-
-    /**
-     * Sets aside the current thread's per-thread state, leaving it with none (no ThreadLocal
-     * values, not interrupted), and returns it for {@link #restore}.
-     */
-    public static ThreadState setAside(Thread self) {
-        ThreadState saved = new ThreadState(
-                THREAD_LOCALS.get(self),
-                INHERITABLE_THREAD_LOCALS.get(self),
-                Thread.interrupted(),
-                self.getName(),
-                self.getContextClassLoader(),
-                ownHandler(self));
-        THREAD_LOCALS.set(self, null);
-        INHERITABLE_THREAD_LOCALS.set(self, null);
-        return saved;
-    }
-
-    /** Puts back what {@link #setAside} saved, dropping whatever the task run meanwhile left. */
-    public static void restore(Thread self, ThreadState saved) {
-        THREAD_LOCALS.set(self, saved.locals());
-        INHERITABLE_THREAD_LOCALS.set(self, saved.inheritable());
-        HANDLER.set(self, saved.handler());
-        if (self.getName() != saved.name()) {
-            self.setName(saved.name());
+    public static void runInPlace(Task<?> task, Task<?> awaiter, Context.Slot slot) {
+        Thread self = Thread.currentThread();
+        Object locals = THREAD_LOCALS.get(self);
+        Object inheritable = INHERITABLE_THREAD_LOCALS.get(self);
+        // isInterrupted is a plain read; Thread.interrupted() calls into VirtualThread every time
+        boolean interrupted = self.isInterrupted() && Thread.interrupted();
+        String name = self.getName();
+        ClassLoader loader = self.getContextClassLoader();
+        Object handler = HANDLER.get(self);
+        if (locals != null) {
+            THREAD_LOCALS.set(self, null);
         }
-        if (self.getContextClassLoader() != saved.loader()) {
-            self.setContextClassLoader(saved.loader());
+        if (inheritable != null) {
+            INHERITABLE_THREAD_LOCALS.set(self, null);
         }
-        Thread.interrupted();
-        if (saved.interrupted()) {
-            self.interrupt();
+        if (task.name() != null) { // a named task shows its name in thread dumps, here too
+            self.setName(name + "/" + task.name());
+        }
+        try {
+            task.runHelped(awaiter, slot);
+        } finally {
+            if (THREAD_LOCALS.get(self) != locals) {
+                THREAD_LOCALS.set(self, locals);
+            }
+            if (INHERITABLE_THREAD_LOCALS.get(self) != inheritable) {
+                INHERITABLE_THREAD_LOCALS.set(self, inheritable);
+            }
+            if (HANDLER.get(self) != handler) {
+                HANDLER.set(self, handler);
+            }
+            if (self.getName() != name) {
+                self.setName(name);
+            }
+            if (self.getContextClassLoader() != loader) {
+                self.setContextClassLoader(loader);
+            }
+            if (self.isInterrupted()) {
+                Thread.interrupted();
+            }
+            if (interrupted) {
+                self.interrupt();
+            }
         }
     }
 }

@@ -8,8 +8,9 @@
 @SuppressWarnings("module") // the qualified export names modules built after this one
 module io.weft {
     exports io.weft;
-    // HelpsAwaiters, RootTasks and Task, for an Io that runs awaited tasks in place (join helping),
-    // runs Io.with bodies as root tasks, and counts and cancels the tasks it runs; SideThreads and
+    // HelpsAwaiters, RootTasks, Task and Context.Slot (handed on, unopened, by a helper), for an Io
+    // that runs awaited tasks in place (join helping), runs Io.with bodies as root tasks, and
+    // counts and cancels the tasks it runs; SideThreads and
     // Context, for an inline Io whose virtual clock keeps the threads beside its callers in turns,
     // and for the combinators that start such threads; TaskProbe, for the conformance kit's checks
     // that a waiter that gave up left nothing behind; ParkClock, for a FiberIo's stall watch that

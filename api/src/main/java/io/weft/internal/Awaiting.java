@@ -44,10 +44,12 @@ final class Awaiting {
      * Per await that parks: ParkToken + Wakeup (2 allocations), 1 CAS to push, the park, the
      * removal. An await of a done task: one volatile read. An await of an unstarted task of a
      * helping Io: one CAS (the claim), two volatile writes (the awaiter's `helping` link, set and
-     * cleared by runClaimed), what the Io sets aside of the thread (FiberIo: a dozen field reads, no
-     * allocation), one context lookup (the awaiter's, handed on to the helped task), no clock
-     * read, and the helped task's own run; no park. There is no closure: the Io's helper gets
-     * the task, the awaiter and the slot, and calls Task.runHelped.
+     * cleared by runClaimed), a release store (the helped task's thread), the registry lookup
+     * (HelpsAwaiters.of), what the Io sets aside of the thread (FiberIo: a dozen field reads, no
+     * allocation but a named task's thread name), the Io's count of the end (FiberIo: a pin, a
+     * carrier lookup, two plain counters), one context lookup (the awaiter's, handed on to the
+     * helped task), no clock read, and the helped task's own run; no park. There is no closure:
+     * the Io's helper gets the task, the awaiter and the slot, and calls Task.runHelped.
      */
 
     /** How deep tasks may run in place inside one another on one stack. */

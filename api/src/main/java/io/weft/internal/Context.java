@@ -53,6 +53,7 @@ public final class Context {
      * A thread's cell: what its running code has installed. Written only by {@link #owner}.
      * Public only so that an Io's {@link HelpsAwaiters} can hand it on, unopened, from an awaiter
      * to the task it runs in place (one lookup per help instead of two); its members are not.
+     * Not thread-safe: only its owner writes it.
      */
     public static final class Slot {
         final Thread owner;

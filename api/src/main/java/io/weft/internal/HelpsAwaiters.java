@@ -5,17 +5,20 @@ import io.weft.Io;
 /**
  * What lets the tasks of one kind of Io run in place, on the stack of a task of the same Io that
  * awaits them before they started (join helping). The Io supplies what makes that safe on its
- * threads: the awaiter's per-thread state (ThreadLocal values, interrupt status, name, context
- * class loader) is set aside while the helped task runs and restored after, so neither sees the
- * other's. An Io class opts in once with {@link #register}; the package is exported only to the
- * Io modules that do. Thread-safe.
+ * threads: the helped task starts with none of the awaiter's ThreadLocal values and a clear
+ * interrupt status, and whatever it leaves on the thread (ThreadLocal values, interrupt status,
+ * name, context class loader, handler) is dropped when it ends, when the awaiter gets its own
+ * back. It runs with the awaiter's context class loader and handler (as a thread the awaiter
+ * started would), which a task started on its own thread does not see. An Io class opts in once
+ * with {@link #register}; the package is exported only to the Io modules that do. Thread-safe.
  */
 public interface HelpsAwaiters {
 
     /**
      * Runs {@code task}, which {@code awaiter} has claimed, with {@link Task#runHelped} and the
-     * calling thread's per-thread state set aside meanwhile. The task has ended when this returns:
-     * the Io counts it as ended here (its queued entry, run later, finds it
+     * calling thread's per-thread state set aside meanwhile (see the class comment). Called only
+     * on the awaiter's own thread. The task has ended when this returns (runHelped completes it
+     * whatever its body does): the Io counts it as ended here (its queued entry, run later, finds it
      * {@linkplain Task#ranInPlace ran in place}). No closure is made for it: the helper passes
      * what the run needs.
      *
@@ -30,7 +33,7 @@ public interface HelpsAwaiters {
      * Makes tasks of {@code ioClass} eligible for running in place, with {@code helper}.
      *
      * @param ioClass the Io implementation class (exactly; subclasses are not included)
-     * @param helper what sets the thread's state aside around a helped task
+     * @param helper what runs a claimed task in place, the thread's state set aside around it
      */
     static void register(Class<? extends Io> ioClass, HelpsAwaiters helper) {
         Registry.HELPERS.register(ioClass, helper);

@@ -32,6 +32,9 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      *   bit  3     CANCEL_REQUESTED: sticky once set
      *   bit  4     STARTED: set with NEW -> RUNNING and kept, so run() can tell a task cancelled
      *              before start (return quietly) from one run twice (an Io bug: throw)
+     *   bit  5     HELPED: set with NEW -> RUNNING when an awaiter claimed the task to run it in
+     *              place (claimForHelper; join helping) and kept: its queued entry, run later,
+     *              returns quietly, and runHelped runs only a task that has it
      *   bit  6     INTERRUPTING: a canceller is interrupting the task's thread right now; the
      *              task neither completes nor enters a shield until it clears
      *   bit  7     INTERRUPTED: a cancel interrupted the task's thread (or the task re-interrupted
@@ -53,6 +56,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * Transitions (who -> what):
      *
      *   NEW -> RUNNING                         // run(): the Io starts the task
+     *   NEW -> RUNNING+HELPED                  // claimForHelper: an awaiter runs it in place (runHelped)
      *   NEW -> COMPLETING -> CANCELLED         // cancel() before start: body never runs, done at once
      *   NEW -> COMPLETING -> SUCCEEDED|FAILED|CANCELLED      // bodiless tasks, completed from outside
      *   RUNNING -> RUNNING+CANCEL_REQUESTED    // cancel() while running: wakes the parked task
@@ -199,8 +203,9 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     private volatile Task<?> helping;
     /**
      * The thread running the body, or null before it starts: published (release) by that thread
-     * right after NEW -> RUNNING; read by cancellers (to interrupt) and by complete() (whose
-     * interrupt flag to clear).
+     * right after NEW -> RUNNING (for a helped task, when runHelped begins) and never cleared;
+     * read by cancellers (to interrupt), by complete() (whose interrupt flag to clear) and by
+     * runHelped (non-null: already run).
      */
     private Thread thread;
     /**
@@ -337,8 +342,10 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     /**
      * Runs the body of this task, which {@code awaiter} (the task running on the calling thread)
      * claimed to run in place, and completes it: what a {@link HelpsAwaiters} calls, once, inside
-     * {@link HelpsAwaiters#runInPlace}, with the {@code slot} it was handed. Throws if this task
-     * was not claimed by a helper or has already been run.
+     * {@link HelpsAwaiters#runInPlace}, with the {@code slot} it was handed (the awaiter's: the
+     * calling thread's innermost context slot, which the helped task is made current in for its
+     * run). Throws, running nothing, if this task was not claimed by a helper or has already
+     * been run: an Io bug. Only the claiming thread calls it.
      */
     public void runHelped(Task<?> awaiter, Context.Slot slot) {
         if ((state & (LIFECYCLE | HELPED)) != (RUNNING | HELPED) || thread != null) {

@@ -2,6 +2,7 @@ package io.weft.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -90,6 +91,27 @@ class TaskLifecycleTest {
         assertThrows(IllegalStateException.class, () -> claimed.runHelped(awaiter, Context.slot()));
         claimed.run(); // its queued entry, run by the Io later: nothing to do
         assertEquals(1, bodyRuns.get());
+
+        // From inside a body: a task the Io started itself (not HELPED), and a helped one (HELPED,
+        // running, its thread set) are both refused, and the refusal is the body's failure
+        AtomicReference<Task<?>> self = new AtomicReference<>();
+        Task<Object> started = Task.spawned(io, () -> {
+            self.get().runHelped(awaiter, Context.slot());
+            return "ran twice";
+        });
+        self.set(started);
+        started.run();
+        assertInstanceOf(IllegalStateException.class, started.exceptionNow());
+
+        AtomicReference<Task<?>> helpedSelf = new AtomicReference<>();
+        Task<Object> helped = Task.spawned(io, () -> {
+            helpedSelf.get().runHelped(awaiter, Context.slot());
+            return "ran twice";
+        });
+        helpedSelf.set(helped);
+        assertTrue(helped.claimForHelper(awaiter));
+        helped.runHelped(awaiter, Context.slot());
+        assertInstanceOf(IllegalStateException.class, helped.exceptionNow());
     }
 
     @Test

@@ -99,9 +99,10 @@ class TasksBeforeThreadsTest {
 
     /**
      * Every part of the per-thread state comes back after a help, whether the helped task changed
-     * it or not: the awaiter's ThreadLocal maps, its interrupt status (set before the await, and
-     * not seen by the helped task), name, context class loader and own handler. A named helped
-     * task shows its name after the awaiter's meanwhile.
+     * it (the first child) or not (the second): the awaiter's ThreadLocal maps, its interrupt
+     * status (set before the await, and not seen by the helped task), name, context class loader
+     * and own handler. A named helped task shows its name after the awaiter's meanwhile; an
+     * unnamed one, the awaiter's. Both run with the awaiter's class loader and handler.
      */
     @Test
     void anAwaiterGetsBackAllItsThreadStateAfterATaskRanInPlace() {
@@ -130,6 +131,32 @@ class TasksBeforeThreadsTest {
                 assertNull(seen.inheritable());
                 assertFalse(seen.interrupted(), "the awaiter's interrupt status is not the helped task's");
                 assertEquals(name + "/child", seen.name());
+                assertTrue(stillInterrupted, "the awaiter's interrupt status is back");
+                assertEquals("awaiter's", LOCAL.get());
+                assertEquals("awaiter's inheritable", INHERITABLE.get());
+                assertSame(loader, self.getContextClassLoader());
+                assertSame(handler, self.getUncaughtExceptionHandler());
+                assertEquals(name, self.getName());
+
+                AtomicReference<ClassLoader> loaderSeen = new AtomicReference<>();
+                AtomicReference<Thread.UncaughtExceptionHandler> handlerSeen = new AtomicReference<>();
+                Future<Seen> quiet = Io.async(
+                        () -> { // changes nothing
+                            loaderSeen.set(self.getContextClassLoader());
+                            handlerSeen.set(self.getUncaughtExceptionHandler());
+                            return Seen.now();
+                        });
+                self.interrupt();
+                Seen quietSeen = quiet.await();
+                stillInterrupted = Thread.interrupted();
+
+                assertSame(self, quietSeen.thread(), "it ran in place");
+                assertNull(quietSeen.local());
+                assertNull(quietSeen.inheritable());
+                assertFalse(quietSeen.interrupted());
+                assertEquals(name, quietSeen.name(), "an unnamed task keeps the thread's name");
+                assertSame(loader, loaderSeen.get(), "it runs with the awaiter's class loader");
+                assertSame(handler, handlerSeen.get(), "and handler");
                 assertTrue(stillInterrupted, "the awaiter's interrupt status is back");
                 assertEquals("awaiter's", LOCAL.get());
                 assertEquals("awaiter's inheritable", INHERITABLE.get());

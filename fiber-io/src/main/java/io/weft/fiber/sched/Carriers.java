@@ -408,11 +408,13 @@ public final class Carriers {
     /**
      * Runs {@code task}, which {@code awaiter} (the task running on the calling thread) claimed, in
      * place (join helping), with the thread's per-thread state set aside meanwhile: the helped
-     * task starts with no ThreadLocal values and no interrupt status, and shows its name (if it
-     * has one) after the thread's. After it, the thread gets back the awaiter's ThreadLocal maps,
-     * interrupt status, name, context class loader and own handler, and whatever the helped task
-     * left there is dropped. The saved state lives in this frame (no allocation), and each field
-     * is written back only if the helped task changed it.
+     * task starts with no ThreadLocal values and no interrupt status, shows its name (if it has
+     * one) after the thread's, and runs with the awaiter's context class loader and own handler.
+     * After it, the thread gets back the awaiter's ThreadLocal maps, interrupt status, name,
+     * context class loader and own handler, and whatever the helped task left there is dropped.
+     * The saved state lives in this frame (no allocation but a named task's thread name), and each
+     * part is written back only if the helped task changed it. {@code slot} is the awaiter's
+     * context slot, handed on to Task.runHelped. Only on the awaiter's own thread.
      */
     public static void runInPlace(Task<?> task, Task<?> awaiter, Context.Slot slot) {
         Thread self = Thread.currentThread();
@@ -423,16 +425,16 @@ public final class Carriers {
         String name = self.getName();
         ClassLoader loader = self.getContextClassLoader();
         Object handler = HANDLER.get(self);
-        if (locals != null) {
-            THREAD_LOCALS.set(self, null);
-        }
-        if (inheritable != null) {
-            INHERITABLE_THREAD_LOCALS.set(self, null);
-        }
-        if (task.name() != null) { // a named task shows its name in thread dumps, here too
-            self.setName(name + "/" + task.name());
-        }
-        try {
+        try { // everything the thread gets back is saved above: what follows may throw
+            if (locals != null) {
+                THREAD_LOCALS.set(self, null);
+            }
+            if (inheritable != null) {
+                INHERITABLE_THREAD_LOCALS.set(self, null);
+            }
+            if (task.name() != null) { // a named task shows its name in thread dumps, here too
+                self.setName(name + "/" + task.name());
+            }
             task.runHelped(awaiter, slot);
         } finally {
             if (THREAD_LOCALS.get(self) != locals) {

@@ -131,12 +131,7 @@ class TasksBeforeThreadsTest {
                 assertNull(seen.inheritable());
                 assertFalse(seen.interrupted(), "the awaiter's interrupt status is not the helped task's");
                 assertEquals(name + "/child", seen.name());
-                assertTrue(stillInterrupted, "the awaiter's interrupt status is back");
-                assertEquals("awaiter's", LOCAL.get());
-                assertEquals("awaiter's inheritable", INHERITABLE.get());
-                assertSame(loader, self.getContextClassLoader());
-                assertSame(handler, self.getUncaughtExceptionHandler());
-                assertEquals(name, self.getName());
+                assertAwaitersStateIsBack(stillInterrupted, loader, handler, name);
 
                 AtomicReference<ClassLoader> loaderSeen = new AtomicReference<>();
                 AtomicReference<Thread.UncaughtExceptionHandler> handlerSeen = new AtomicReference<>();
@@ -157,16 +152,23 @@ class TasksBeforeThreadsTest {
                 assertEquals(name, quietSeen.name(), "an unnamed task keeps the thread's name");
                 assertSame(loader, loaderSeen.get(), "it runs with the awaiter's class loader");
                 assertSame(handler, handlerSeen.get(), "and handler");
-                assertTrue(stillInterrupted, "the awaiter's interrupt status is back");
-                assertEquals("awaiter's", LOCAL.get());
-                assertEquals("awaiter's inheritable", INHERITABLE.get());
-                assertSame(loader, self.getContextClassLoader());
-                assertSame(handler, self.getUncaughtExceptionHandler());
-                assertEquals(name, self.getName());
+                assertAwaitersStateIsBack(stillInterrupted, loader, handler, name);
                 LOCAL.remove();
                 INHERITABLE.remove();
             });
         }
+    }
+
+    /** What anAwaiterGetsBackAllItsThreadStateAfterATaskRanInPlace's awaiter set, found again. */
+    private static void assertAwaitersStateIsBack(
+            boolean stillInterrupted, ClassLoader loader, Thread.UncaughtExceptionHandler handler, String name) {
+        Thread self = Thread.currentThread();
+        assertTrue(stillInterrupted, "the awaiter's interrupt status is back");
+        assertEquals("awaiter's", LOCAL.get());
+        assertEquals("awaiter's inheritable", INHERITABLE.get());
+        assertSame(loader, self.getContextClassLoader());
+        assertSame(handler, self.getUncaughtExceptionHandler());
+        assertEquals(name, self.getName());
     }
 
     @Test

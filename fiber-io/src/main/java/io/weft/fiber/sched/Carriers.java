@@ -389,11 +389,20 @@ public final class Carriers {
      * left behind, before the next task runs on the same fiber.
      */
     static void forgetThreadLocals(Thread thread, Thread.UncaughtExceptionHandler handler) {
-        if (THREAD_LOCALS.get(thread) != null) {
-            THREAD_LOCALS.set(thread, null);
+        putBack(thread, null, null, handler);
+    }
+
+    /**
+     * Gives {@code thread} (the current thread) these ThreadLocal maps and own handler, writing
+     * each field only if it holds something else (a plain read is cheaper than a store).
+     */
+    private static void putBack(
+            Thread thread, Object locals, Object inheritable, Thread.UncaughtExceptionHandler handler) {
+        if (THREAD_LOCALS.get(thread) != locals) {
+            THREAD_LOCALS.set(thread, locals);
         }
-        if (INHERITABLE_THREAD_LOCALS.get(thread) != null) {
-            INHERITABLE_THREAD_LOCALS.set(thread, null);
+        if (INHERITABLE_THREAD_LOCALS.get(thread) != inheritable) {
+            INHERITABLE_THREAD_LOCALS.set(thread, inheritable);
         }
         if (HANDLER.get(thread) != handler) {
             HANDLER.set(thread, handler);
@@ -424,7 +433,7 @@ public final class Carriers {
         boolean interrupted = self.isInterrupted() && Thread.interrupted();
         String name = self.getName();
         ClassLoader loader = self.getContextClassLoader();
-        Object handler = HANDLER.get(self);
+        Thread.UncaughtExceptionHandler handler = ownHandler(self);
         try { // everything the thread gets back is saved above: what follows may throw
             if (locals != null) {
                 THREAD_LOCALS.set(self, null);
@@ -437,15 +446,7 @@ public final class Carriers {
             }
             task.runHelped(awaiter, slot);
         } finally {
-            if (THREAD_LOCALS.get(self) != locals) {
-                THREAD_LOCALS.set(self, locals);
-            }
-            if (INHERITABLE_THREAD_LOCALS.get(self) != inheritable) {
-                INHERITABLE_THREAD_LOCALS.set(self, inheritable);
-            }
-            if (HANDLER.get(self) != handler) {
-                HANDLER.set(self, handler);
-            }
+            putBack(self, locals, inheritable, handler);
             if (self.getName() != name) {
                 self.setName(name);
             }

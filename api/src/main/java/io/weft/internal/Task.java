@@ -95,6 +95,14 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * (clears the flag); leaving the outermost shield of a cancelled task re-interrupts it, since
      * the cancellation is in effect again; (3) a task running another above it on its stack (join
      * helping, an inline child) is not interrupted: the interrupt would land in the other task.
+     * For (3) the two sides pair up like cancel vs park: the task below writes `helping` (volatile)
+     * then waits out INTERRUPTING (holdInterrupts); the canceller CASes INTERRUPTING in, then
+     * re-reads `helping` and interrupts only if it is still null (else it takes its bits back and
+     * wakes the task above if parked). So an interrupt either landed before the task above started
+     * (a helper, which set the thread's status aside already, clears it for the helped task) or
+     * is held back until `helping` is cleared. Then the task below, on top again, gets it back
+     * (interruptDue): if one was delivered, or a cancel came meanwhile and is not shielded, its
+     * thread is interrupted, so a blocking call it makes next throws.
      * The thread is published (release) right after NEW -> RUNNING, by the thread that won it; a
      * canceller that sees RUNNING before it waits the few instructions until it is there.
      *
@@ -361,9 +369,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      */
     private void runClaimed(Task<?> parent, Context.Slot slot) {
         THREAD.setRelease(this, Thread.currentThread());
-        inlineParent = parent;
         if (parent != null) {
-            parent.helping = this; // this task runs above its parent on the stack: do not interrupt the parent
+            startAbove(parent); // out of line, as is endAbove: this method stays small enough to inline
         }
         try {
             T value;
@@ -385,7 +392,60 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             complete(StageBridge.isCancellation(t) || interruptedByCancel(t) ? CANCELLED : FAILED, t);
         } finally {
             if (parent != null) {
-                parent.helping = null;
+                endAbove(parent);
+            }
+        }
+    }
+
+    /** Records that this task runs above {@code parent} on the calling thread's stack, from now until endAbove. */
+    private void startAbove(Task<?> parent) {
+        inlineParent = parent;
+        parent.helping = this; // the parent's cancel no longer interrupts this thread: holdInterrupts
+        if (parent.holdInterrupts() && (state & HELPED) != 0) {
+            Thread.interrupted(); // the parent's, landed after the helper set its status aside: see Carriers
+        }
+    }
+
+    /** After this task, run above {@code parent}, ended: {@code parent} is on top of the stack again. */
+    private void endAbove(Task<?> parent) {
+        parent.helping = null;
+        if ((state & HELPED) == 0 && parent.interruptDue()) {
+            Thread.currentThread().interrupt(); // (a helper puts the awaiter's status back itself)
+        }
+    }
+
+    /**
+     * On this task's thread, right after a task above it on the stack was recorded in
+     * {@code helping}: waits out a cancel's interrupt in flight; from here until {@code helping} is
+     * cleared, no cancel of this task interrupts the thread. Returns whether a cancel's interrupt of
+     * this task was delivered and not absorbed (INTERRUPTED), which may now be on the thread.
+     */
+    private boolean holdInterrupts() {
+        long s;
+        while (((s = state) & INTERRUPTING) != 0) {
+            Thread.onSpinWait();
+        }
+        return (s & INTERRUPTED) != 0;
+    }
+
+    /**
+     * Whether this task's thread must carry a cancel's interrupt now that this task is on top of its
+     * stack again (the task above it, in {@code helping}, ended): one was delivered and not absorbed
+     * (INTERRUPTED), or a cancel came while the other task ran and was held back, which this marks
+     * INTERRUPTED. The caller, on this task's thread, interrupts it. As for exitShield: the
+     * cancellation is in effect again, so a blocking call made next throws.
+     */
+    public boolean interruptDue() {
+        while (true) {
+            long s = state;
+            if ((s & INTERRUPTED) != 0) {
+                return true;
+            }
+            if ((s & (LIFECYCLE | CANCEL_REQUESTED | SHIELD_MASK)) != (RUNNING | CANCEL_REQUESTED) || helping != null) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, s, s | INTERRUPTED)) {
+                return true;
             }
         }
     }
@@ -548,11 +608,22 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                 }
                 continue;
             }
-            if (STATE.compareAndSet(this, s, s | INTERRUPTING | INTERRUPTED)) {
+            long added = INTERRUPTING | (~s & INTERRUPTED);
+            if (STATE.compareAndSet(this, s, s | added)) {
+                // Re-read after the CAS: a task may have started above this one since the check
+                // above. It writes `helping` then reads the state (holdInterrupts), so one of the two
+                // sides sees the other: either this sees it and holds back, or it waits for this
+                // interrupt to land before that task runs.
+                boolean deliver = helping == null;
                 try {
-                    t.interrupt();
+                    if (deliver) {
+                        t.interrupt();
+                    }
                 } finally {
-                    clearBits(INTERRUPTING);
+                    clearBits(deliver ? INTERRUPTING : added);
+                }
+                if (!deliver) {
+                    wakeParked(); // the task above is part of this one: wake it if it parked meanwhile
                 }
                 return;
             }

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -148,6 +149,81 @@ class FiberIoStressTest {
                 rounds, cancelledCount[0], rounds - cancelledCount[0]);
         assertTrue(cancelledCount[0] > 0, "no round was cancelled: the race was not exercised");
         assertTrue(cancelledCount[0] < rounds, "no round completed: the race was not exercised");
+    }
+
+    /**
+     * A cancel of an awaiter racing the start of the task it runs in place (join helping): the
+     * interrupt a cancel sends to a running task must land in the awaiter, never in the helped
+     * task, and must not be lost. The helped task spins, looking for an interrupt; the awaiter,
+     * once back from the await, spins until its cancel's interrupt arrives (one that has not after
+     * 10 s counts as lost). The cancel comes from a platform thread after a varying delay, so it
+     * falls before the claim, in the window between the claim and the helped task's start, while
+     * it runs and after it.
+     */
+    @Test
+    void aCancelRacingAHelpNeverInterruptsTheHelpedTaskAndIsNeverLost() {
+        cancelRacingAHelp(100_000);
+    }
+
+    /** The race above, {@code rounds} times (TasksBeforeThreadsTest runs a short one by default). */
+    static void cancelRacingAHelp(int rounds) {
+        // cancelled before the help, helped, the helped task saw an interrupt, the awaiter's was lost
+        int[] outcomes = new int[4];
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            for (int i = 0; i < rounds; i++) {
+                int delay = i % 64;
+                boolean[] helpedRan = {false};
+                boolean[] helpedSawInterrupt = {false};
+                boolean[] lost = {false};
+                Future<Object> awaiter = Io.with(io)
+                        .call(() -> Io.async(() -> {
+                            Future<Boolean> child = Io.async(() -> {
+                                boolean saw = false;
+                                for (int k = 0; k < 16; k++) {
+                                    saw |= Thread.currentThread().isInterrupted();
+                                    Thread.onSpinWait();
+                                }
+                                return saw;
+                            });
+                            helpedSawInterrupt[0] = child.await();
+                            helpedRan[0] = true;
+                            long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                            while (!Thread.currentThread().isInterrupted()) { // the cancel's interrupt must come
+                                if (System.nanoTime() - giveUp > 0) {
+                                    lost[0] = true;
+                                    break;
+                                }
+                                Thread.onSpinWait();
+                            }
+                            return null;
+                        }));
+                for (int k = 0; k < delay * 4; k++) {
+                    Thread.onSpinWait();
+                }
+                assertTrue(awaiter.cancel());
+                try {
+                    awaiter.await();
+                } catch (Cancelled expected) {
+                    // the only outcome: either at the await, or the value after the cancel is dropped
+                }
+                assertEquals(Future.State.CANCELLED, awaiter.state());
+                outcomes[helpedRan[0] ? 1 : 0]++;
+                if (helpedSawInterrupt[0]) {
+                    outcomes[2]++;
+                }
+                if (lost[0]) {
+                    outcomes[3]++;
+                    break; // one is enough, and each costs the 10 s it waited
+                }
+            }
+        }
+        System.out.printf(
+                "cancel vs help: %d rounds, %d cancelled before the help, %d helped, %d helped tasks interrupted,"
+                        + " %d interrupts lost%n",
+                rounds, outcomes[0], outcomes[1], outcomes[2], outcomes[3]);
+        assertEquals(0, outcomes[2], "a cancel's interrupt landed in the task run in place");
+        assertEquals(0, outcomes[3], "a cancel's interrupt never reached the awaiter");
+        assertTrue(outcomes[0] > 0 && outcomes[1] > 0, "the race was not exercised");
     }
 
     @Test

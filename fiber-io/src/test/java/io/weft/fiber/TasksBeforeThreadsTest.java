@@ -211,6 +211,49 @@ class TasksBeforeThreadsTest {
         }
     }
 
+    /**
+     * A cancel that comes while the awaiter runs a task in place does not interrupt the thread
+     * (the interrupt would land in the helped task); it is delivered once the awaiter is back on
+     * top, so a blocking JDK call it makes after the await throws, as it would had the cancel
+     * come a moment later.
+     */
+    @Test
+    void aCancelHeldBackWhileATaskRanInPlaceInterruptsTheAwaitersNextBlockingCall() {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            AtomicBoolean inside = new AtomicBoolean();
+            AtomicBoolean cancelRequested = new AtomicBoolean();
+            AtomicReference<Seen> helpedSaw = new AtomicReference<>();
+            AtomicReference<Thread> awaiterThread = new AtomicReference<>();
+            Future<Object> awaiter = Io.with(io)
+                    .call(() -> Io.async(() -> {
+                        awaiterThread.set(Thread.currentThread());
+                        Future<Object> child = Io.async(() -> {
+                            inside.set(true);
+                            while (!cancelRequested.get()) { // no suspend point: only an interrupt could reach it
+                                Thread.onSpinWait();
+                            }
+                            helpedSaw.set(Seen.now());
+                            return "helped";
+                        });
+                        child.await(); // one worker, this task running: it runs in place
+                        Thread.sleep(Duration.ofDays(1));
+                        return "slept";
+                    }));
+            await().untilTrue(inside);
+            assertTrue(awaiter.cancel());
+            cancelRequested.set(true);
+            assertThrows(Cancelled.class, awaiter::await, "the sleep after the help was interrupted");
+            assertSame(awaiterThread.get(), helpedSaw.get().thread(), "it ran in place");
+            assertFalse(helpedSaw.get().interrupted(), "the cancel's interrupt did not land in the helped task");
+        }
+    }
+
+    /** A short run of the stress profile's race of a cancel against the start of a help. */
+    @Test
+    void aCancelRacingAHelpNeverInterruptsTheHelpedTaskAndIsNeverLost() {
+        FiberIoStressTest.cancelRacingAHelp(10_000);
+    }
+
     @Test
     void aTaskKeepsItsThreadAcrossSuspensions() {
         try (FiberIo io = FiberIo.builder().workers(2).build()) {

@@ -456,7 +456,7 @@ public final class Carriers {
             if (self.isInterrupted()) {
                 Thread.interrupted();
             }
-            if (interrupted) {
+            if (interrupted || awaiter.interruptDue()) { // a cancel held back while the task ran: see Task
                 self.interrupt();
             }
         }

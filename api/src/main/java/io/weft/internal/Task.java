@@ -36,7 +36,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      *              place (claimForHelper; join helping) and kept: its queued entry, run later,
      *              returns quietly, and runHelped runs only a task that has it
      *   bit  6     INTERRUPTING: a canceller is interrupting the task's thread right now; the
-     *              task neither completes nor enters a shield until it clears
+     *              task neither completes, enters a shield, starts another task above itself
+     *              (holdInterrupts) nor takes an interrupt back (interruptDue) until it clears
      *   bit  7     INTERRUPTED: a cancel interrupted the task's thread (or the task re-interrupted
      *              itself on leaving a shield) and the task has not absorbed it yet
      *   bit  8     OBSERVED: set on a FAILED task once its failure was reported (await, exceptionNow),
@@ -98,11 +99,15 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * For (3) the two sides pair up like cancel vs park: the task below writes `helping` (volatile)
      * then waits out INTERRUPTING (holdInterrupts); the canceller CASes INTERRUPTING in, then
      * re-reads `helping` and interrupts only if it is still null (else it takes its bits back and
-     * wakes the task above if parked). So an interrupt either landed before the task above started
-     * (a helper, which set the thread's status aside already, clears it for the helped task) or
-     * is held back until `helping` is cleared. Then the task below, on top again, gets it back
-     * (interruptDue): if one was delivered, or a cancel came meanwhile and is not shielded, its
-     * thread is interrupted, so a blocking call it makes next throws.
+     * wakes the task above if parked). So an interrupt either landed before the task above started,
+     * and startAbove takes it off the thread (INTERRUPTED stays set), or it is held back until
+     * `helping` is cleared. The task above publishes its thread only after that, so a cancel of
+     * its own interrupts it after the clear, not before. Then the task below, on top again, gets
+     * back what it is owed (interruptDue, which waits out a canceller taking its bits back): if
+     * one was delivered, or a cancel came meanwhile and is not shielded, its thread is
+     * interrupted, so a blocking call it makes next throws. A task run in place is part of its
+     * awaiter and sees the awaiter's cancellation at its suspend points; an inline child is a
+     * task of its own and does not.
      * The thread is published (release) right after NEW -> RUNNING, by the thread that won it; a
      * canceller that sees RUNNING before it waits the few instructions until it is there.
      *
@@ -368,10 +373,12 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * thread's context slot, already looked up.
      */
     private void runClaimed(Task<?> parent, Context.Slot slot) {
-        THREAD.setRelease(this, Thread.currentThread());
         if (parent != null) {
             startAbove(parent); // out of line, as is endAbove: this method stays small enough to inline
         }
+        // Published after startAbove cleared the parent's interrupt: a cancel of this task that
+        // comes sooner waits for it (interruptBlockedCall), so its interrupt is never cleared with the parent's
+        THREAD.setRelease(this, Thread.currentThread());
         try {
             T value;
             if (slot.owner == Thread.currentThread()) { // this task current in the thread's own slot: no binding
@@ -401,8 +408,10 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     private void startAbove(Task<?> parent) {
         inlineParent = parent;
         parent.helping = this; // the parent's cancel no longer interrupts this thread: holdInterrupts
-        if (parent.holdInterrupts() && (state & HELPED) != 0) {
-            Thread.interrupted(); // the parent's, landed after the helper set its status aside: see Carriers
+        if (parent.holdInterrupts()) {
+            // The parent's cancel interrupted this thread (before a helper set the status aside, or
+            // after): it is not this task's. The parent gets it back when this task ends (endAbove).
+            Thread.interrupted();
         }
     }
 
@@ -438,6 +447,12 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     public boolean interruptDue() {
         while (true) {
             long s = state;
+            if ((s & INTERRUPTING) != 0) {
+                // A canceller that saw `helping` set is taking back the INTERRUPTED it added: wait
+                // for it, or the bit would be cleared under an interrupt this returns true for
+                Thread.onSpinWait();
+                continue;
+            }
             if ((s & INTERRUPTED) != 0) {
                 return true;
             }
@@ -576,9 +591,10 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                 if (p != null) {
                     Wake.unpark(p.owner());
                 } else if (helping != null) {
-                    // It runs a task in place (join helping), which is part of it: wake that task
-                    // if it is parked at a suspend point; it sees this cancel through its inline
-                    // parent (one side sees the other: see wakeParked)
+                    // It runs another task above it: a task run in place (join helping) is part of
+                    // it, so wake it if it is parked at a suspend point, where it sees this cancel
+                    // through its inline parent (one side sees the other: see wakeParked); an
+                    // inline child, a task of its own, parks again
                     wakeParked();
                 } else {
                     interruptBlockedCall();
@@ -623,7 +639,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                     clearBits(deliver ? INTERRUPTING : added);
                 }
                 if (!deliver) {
-                    wakeParked(); // the task above is part of this one: wake it if it parked meanwhile
+                    wakeParked(); // as in requestCancel: the task above may have parked meanwhile
                 }
                 return;
             }

@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -154,11 +156,14 @@ class FiberIoStressTest {
     /**
      * A cancel of an awaiter racing the start of the task it runs in place (join helping): the
      * interrupt a cancel sends to a running task must land in the awaiter, never in the helped
-     * task, and must not be lost. The helped task spins, looking for an interrupt; the awaiter,
-     * once back from the await, spins until its cancel's interrupt arrives (one that has not after
-     * 10 s counts as lost). The cancel comes from a platform thread after a varying delay, so it
-     * falls before the claim, in the window between the claim and the helped task's start, while
-     * it runs and after it.
+     * task, and must not be lost. In even rounds only the awaiter is cancelled: the helped task
+     * spins, looking for an interrupt; the awaiter, back from the await, spins until its cancel's
+     * interrupt arrives (one that has not after 10 s counts as lost), then enters a shield, which
+     * must absorb it (the task's record of the interrupt agrees with its thread). In odd rounds the
+     * helped task, asleep in Thread.sleep, is cancelled right after its awaiter (as a closing
+     * FiberIo does): its own interrupt must reach it. The cancels come from a platform thread a
+     * varying delay after the awaiter is about to await, so they fall before the claim, between
+     * the claim and the helped task's start, while it runs and after it.
      */
     @Test
     void aCancelRacingAHelpNeverInterruptsTheHelpedTaskAndIsNeverLost() {
@@ -167,17 +172,25 @@ class FiberIoStressTest {
 
     /** The race above, {@code rounds} times (TasksBeforeThreadsTest runs a short one by default). */
     static void cancelRacingAHelp(int rounds) {
-        // cancelled before the help, helped, the helped task saw an interrupt, the awaiter's was lost
-        int[] outcomes = new int[4];
+        // the child ran; it saw its awaiter's interrupt; the awaiter's was lost; a shield saw it;
+        // the child slept through its own cancel
+        int[] outcomes = new int[5];
         try (FiberIo io = FiberIo.builder().workers(1).build()) {
-            for (int i = 0; i < rounds; i++) {
-                int delay = i % 64;
-                boolean[] helpedRan = {false};
-                boolean[] helpedSawInterrupt = {false};
-                boolean[] lost = {false};
+            for (int i = 0; i < rounds && outcomes[2] + outcomes[4] == 0; i++) {
+                boolean alsoTheHelped = (i & 1) == 1;
+                int delay = (i >> 1) % 64;
+                AtomicReference<Future<Boolean>> helped = new AtomicReference<>();
+                AtomicBoolean aboutToAwait = new AtomicBoolean();
+                boolean[] seen = new boolean[5]; // as outcomes, for this round
                 Future<Object> awaiter = Io.with(io)
                         .call(() -> Io.async(() -> {
                             Future<Boolean> child = Io.async(() -> {
+                                seen[0] = true;
+                                if (alsoTheHelped) {
+                                    Thread.sleep(TimeUnit.SECONDS.toMillis(10)); // its cancel interrupts this
+                                    seen[4] = true;
+                                    return false;
+                                }
                                 boolean saw = false;
                                 for (int k = 0; k < 16; k++) {
                                     saw |= Thread.currentThread().isInterrupted();
@@ -185,45 +198,55 @@ class FiberIoStressTest {
                                 }
                                 return saw;
                             });
-                            helpedSawInterrupt[0] = child.await();
-                            helpedRan[0] = true;
+                            helped.set(child);
+                            aboutToAwait.set(true);
+                            seen[1] = child.await();
                             long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                             while (!Thread.currentThread().isInterrupted()) { // the cancel's interrupt must come
                                 if (System.nanoTime() - giveUp > 0) {
-                                    lost[0] = true;
-                                    break;
+                                    seen[2] = true;
+                                    return null;
                                 }
                                 Thread.onSpinWait();
                             }
+                            seen[3] = Io.shield(() -> Thread.currentThread().isInterrupted());
                             return null;
                         }));
+                while (!aboutToAwait.get()) {
+                    Thread.onSpinWait();
+                }
                 for (int k = 0; k < delay * 4; k++) {
                     Thread.onSpinWait();
                 }
                 assertTrue(awaiter.cancel());
+                if (alsoTheHelped) {
+                    helped.get().cancel();
+                }
                 try {
                     awaiter.await();
                 } catch (Cancelled expected) {
-                    // the only outcome: either at the await, or the value after the cancel is dropped
+                    // the only outcome: at the await, or the value after the cancel is dropped
                 }
                 assertEquals(Future.State.CANCELLED, awaiter.state());
-                outcomes[helpedRan[0] ? 1 : 0]++;
-                if (helpedSawInterrupt[0]) {
-                    outcomes[2]++;
+                try {
+                    helped.get().await(); // done already if it ran in place; else it ran, or runs, on its own
+                } catch (Cancelled expected) {
+                    // cancelled itself (odd rounds), or through its awaiter while in place
                 }
-                if (lost[0]) {
-                    outcomes[3]++;
-                    break; // one is enough, and each costs the 10 s it waited
+                for (int k = 0; k < seen.length; k++) {
+                    outcomes[k] += seen[k] ? 1 : 0;
                 }
             }
         }
         System.out.printf(
-                "cancel vs help: %d rounds, %d cancelled before the help, %d helped, %d helped tasks interrupted,"
-                        + " %d interrupts lost%n",
-                rounds, outcomes[0], outcomes[1], outcomes[2], outcomes[3]);
-        assertEquals(0, outcomes[2], "a cancel's interrupt landed in the task run in place");
-        assertEquals(0, outcomes[3], "a cancel's interrupt never reached the awaiter");
-        assertTrue(outcomes[0] > 0 && outcomes[1] > 0, "the race was not exercised");
+                "cancel vs help: %d rounds, %d children ran; %d saw their awaiter's interrupt, %d awaiters"
+                        + " lost theirs, %d shields saw one, %d children slept through their own cancel%n",
+                rounds, outcomes[0], outcomes[1], outcomes[2], outcomes[3], outcomes[4]);
+        assertEquals(0, outcomes[1], "a cancel's interrupt landed in the task run in place");
+        assertEquals(0, outcomes[2], "a cancel's interrupt never reached the awaiter");
+        assertEquals(0, outcomes[3], "a shield saw a cancel's interrupt: the task's record of it was lost");
+        assertEquals(0, outcomes[4], "a helped task's own cancel did not interrupt it");
+        assertTrue(outcomes[0] > rounds / 2, "few children ran: the race was not exercised");
     }
 
     @Test

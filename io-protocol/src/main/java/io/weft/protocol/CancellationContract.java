@@ -618,6 +618,30 @@ public abstract class CancellationContract extends IoContract {
         assertEquals(Future.State.CANCELLED, task.state());
     }
 
+    /**
+     * A task a cancelled task starts does not get the cancel's interrupt, even where it runs on
+     * the same thread above it (an inline Io), and the cancelled task has it again after.
+     */
+    @Test
+    void aTaskStartedByACancelledTaskDoesNotGetItsInterrupt() {
+        AtomicReference<Boolean> childFlag = new AtomicReference<>();
+        AtomicReference<Boolean> flagAfter = new AtomicReference<>();
+        Future<String> task = inIo(() -> Io.async(() -> {
+            Io.currentTask().orElseThrow().cancel(); // running, not parked: its thread is interrupted
+            Io.async(() -> {
+                childFlag.set(Thread.currentThread().isInterrupted());
+                return "child";
+            });
+            flagAfter.set(Thread.currentThread().isInterrupted());
+            return "ended";
+        }));
+        awaitDone(task);
+        eventually().until(() -> childFlag.get() != null); // inline: at once; else when it runs
+        assertEquals(Boolean.FALSE, childFlag.get());
+        assertEquals(Boolean.TRUE, flagAfter.get());
+        assertEquals(Future.State.CANCELLED, task.state());
+    }
+
     @Test
     void theInterruptOfACancelStaysWithTheCancelledTask() {
         LinkedBlockingQueue<String> queue = new LinkedBlockingQueue<>();

@@ -420,7 +420,9 @@ public final class Carriers {
      * task starts with no ThreadLocal values and no interrupt status, shows its name (if it has
      * one) after the thread's, and runs with the awaiter's context class loader and own handler.
      * After it, the thread gets back the awaiter's ThreadLocal maps, interrupt status, name,
-     * context class loader and own handler, and whatever the helped task left there is dropped.
+     * context class loader and own handler, and whatever the helped task left there is dropped;
+     * the interrupt of a cancel of the awaiter that was held back meanwhile, or landed after the
+     * status was set aside, is delivered then (Task.interruptDue).
      * The saved state lives in this frame (no allocation but a named task's thread name), and each
      * part is written back only if the helped task changed it. {@code slot} is the awaiter's
      * context slot, handed on to Task.runHelped. Only on the awaiter's own thread.

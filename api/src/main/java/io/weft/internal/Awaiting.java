@@ -81,7 +81,9 @@ final class Awaiting {
             if (me == awaited) {
                 throw new IllegalStateException(awaited + " awaits its own future: it would never finish");
             }
-            checkNotInlineAncestor(awaited, me);
+            if (!awaited.isUnstarted()) { // a task not started yet is on no stack: no walk (a chain of helps is deep)
+                checkNotInlineAncestor(awaited, me);
+            }
         }
         if (forever && me != null && tryHelp(awaited, me, slot)) {
             return true;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds Weft's jcstress tests and runs them: stress/run-jcstress.sh [jcstress options...]
-# With no arguments: the RunQueue, Channel, IdleWorkers, Parker and Task tests (not the *Mutant* ones) in quick
+# With no arguments: the RunQueue, Channel, IdleWorkers, Parker and TaskCancelVs* tests (not the *Mutant* ones) in quick
 # mode, the lost-wake-up ones without CPU pinning (see below). With arguments: one jcstress call with
 # them, plus -t/-m defaults where not given (e.g. "-t Mutant -af NONE" runs the deliberately broken
 # copies that show the lost-wake-up tests can fail).

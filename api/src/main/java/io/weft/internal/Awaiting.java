@@ -44,8 +44,9 @@ final class Awaiting {
      * Per await that parks: ParkToken + Wakeup (2 allocations), 1 CAS to push, the park, the
      * removal. An await of a done task: one volatile read. An await of an unstarted task of a
      * helping Io: one CAS (the claim), two volatile writes (the awaiter's `helping` link, set and
-     * cleared by runClaimed), two reads of the awaiter's state after them (an interrupt of a cancel
-     * held back while the helped task runs: Task.holdInterrupts, interruptDue), a release store
+     * cleared by startAbove/endAbove), two reads of the awaiter's state after them (an interrupt of
+     * a cancel held back while the helped task runs: Task.holdInterrupts, reclaimInterrupt), the
+     * awaiter's interrupt status set aside and given back (Task.runHelped), a release store
      * (the helped task's thread), the registry lookup
      * (HelpsAwaiters.of), what the Io sets aside of the thread (FiberIo: a dozen field reads, no
      * allocation but a named task's thread name), the Io's count of the end (FiberIo: a pin, a

@@ -5,10 +5,11 @@ import io.weft.Io;
 /**
  * What lets the tasks of one kind of Io run in place, on the stack of a task of the same Io that
  * awaits them before they started (join helping). The Io supplies what makes that safe on its
- * threads: the helped task starts with none of the awaiter's ThreadLocal values and a clear
- * interrupt status, and whatever it leaves on the thread (ThreadLocal values, interrupt status,
- * name, context class loader, handler) is dropped when it ends, when the awaiter gets its own
- * back. It runs with the awaiter's context class loader and handler (as a thread the awaiter
+ * threads: the helped task starts with none of the awaiter's ThreadLocal values, and whatever it
+ * leaves on the thread (ThreadLocal values, name, context class loader, handler) is dropped when
+ * it ends, when the awaiter gets its own back. The interrupt status is not the Io's: Task.runHelped
+ * sets it aside and gives it back, with the interrupt of a cancel of the awaiter held back
+ * meanwhile (part of the cancel protocol in Task's notes). It runs with the awaiter's context class loader and handler (as a thread the awaiter
  * started would), which a task started on its own thread does not see. An Io class opts in once
  * with {@link #register}; the package is exported only to the Io modules that do. Thread-safe.
  */

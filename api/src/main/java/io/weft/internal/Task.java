@@ -37,7 +37,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      *              returns quietly, and runHelped runs only a task that has it
      *   bit  6     INTERRUPTING: a canceller is interrupting the task's thread right now; the
      *              task neither completes, enters a shield, starts another task above itself
-     *              (holdInterrupts) nor takes an interrupt back (interruptDue) until it clears
+     *              (holdInterrupts) nor takes an interrupt back (reclaimInterrupt) until it clears
      *   bit  7     INTERRUPTED: a cancel interrupted the task's thread (or the task re-interrupted
      *              itself on leaving a shield) and the task has not absorbed it yet
      *   bit  8     OBSERVED: set on a FAILED task once its failure was reported (await, exceptionNow),
@@ -103,13 +103,15 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * and startAbove takes it off the thread (INTERRUPTED stays set), or it is held back until
      * `helping` is cleared. The task above publishes its thread only after that, so a cancel of
      * its own interrupts it after the clear, not before. Then the task below, on top again, gets
-     * back what it is owed (interruptDue, which waits out a canceller taking its bits back): if
+     * back what it is owed (reclaimInterrupt, which waits out a canceller taking its bits back): if
      * one was delivered, or a cancel came meanwhile and is not shielded, its thread is
      * interrupted, so a blocking call it makes next throws. A task run in place is part of its
      * awaiter and sees the awaiter's cancellation at its suspend points; an inline child is a
-     * task of its own and does not.
-     * The thread is published (release) right after NEW -> RUNNING, by the thread that won it; a
-     * canceller that sees RUNNING before it waits the few instructions until it is there.
+     * task of its own and does not. A helped task's interrupt status is set aside and given back
+     * here too (runHelped), so an Io that helps awaiters only sets aside the rest of the thread.
+     * The thread is published (release) after NEW -> RUNNING and startAbove, by the thread that won
+     * it; a canceller that sees RUNNING before it waits until it is there (a few instructions,
+     * or a task below's wait for an interrupt in flight).
      *
      * Awaiters: the WaiterStack this class extends; complete() closes it and runs its actions.
      * Awaiting (the await loop, join helping, cycle checks) and StageBridge (CompletionStage in
@@ -209,14 +211,16 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      */
     private Task<?> inlineParent;
     /**
-     * The task this one is running in place now (join helping), or null: written by this task's
-     * thread around the help, read by an Io that cancels everything (a shielded helper's cancel
-     * does not reach the helped task; the Io's close must).
+     * The task running above this one on its thread's stack now (run in place by join helping, or
+     * an inline child), or null: written by this task's thread around that task's run (startAbove,
+     * endAbove); read by cancellers (not to interrupt this thread, and to wake a task above that
+     * parked) and by an Io that cancels everything (a shielded helper's cancel does not reach the
+     * helped task; the Io's close must).
      */
     private volatile Task<?> helping;
     /**
      * The thread running the body, or null before it starts: published (release) by that thread
-     * right after NEW -> RUNNING (for a helped task, when runHelped begins) and never cleared;
+     * after NEW -> RUNNING and startAbove (for a helped task, in runHelped) and never cleared;
      * read by cancellers (to interrupt), by complete() (whose interrupt flag to clear) and by
      * runHelped (non-null: already run).
      */
@@ -357,14 +361,27 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * claimed to run in place, and completes it: what a {@link HelpsAwaiters} calls, once, inside
      * {@link HelpsAwaiters#runInPlace}, with the {@code slot} it was handed (the awaiter's: the
      * calling thread's innermost context slot, which the helped task is made current in for its
-     * run). Throws, running nothing, if this task was not claimed by a helper or has already
+     * run). The helped task starts with no interrupt status; after it, the thread has the
+     * awaiter's back, plus the interrupt of a cancel of the awaiter that came meanwhile. Throws, running nothing, if this task was not claimed by a helper or has already
      * been run: an Io bug. Only the claiming thread calls it.
      */
     public void runHelped(Task<?> awaiter, Context.Slot slot) {
         if ((state & (LIFECYCLE | HELPED)) != (RUNNING | HELPED) || thread != null) {
             throw new IllegalStateException(this + " was not claimed to run in place, or has already run");
         }
-        runClaimed(awaiter, slot);
+        Thread self = Thread.currentThread();
+        // isInterrupted is a plain read; Thread.interrupted() calls into VirtualThread every time
+        boolean interrupted = self.isInterrupted() && Thread.interrupted();
+        try {
+            runClaimed(awaiter, slot);
+        } finally {
+            if (self.isInterrupted()) {
+                Thread.interrupted(); // what this task left
+            }
+            if (interrupted || awaiter.reclaimInterrupt()) { // and what a cancel of the awaiter held back
+                self.interrupt();
+            }
+        }
     }
 
     /**
@@ -418,8 +435,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     /** After this task, run above {@code parent}, ended: {@code parent} is on top of the stack again. */
     private void endAbove(Task<?> parent) {
         parent.helping = null;
-        if ((state & HELPED) == 0 && parent.interruptDue()) {
-            Thread.currentThread().interrupt(); // (a helper puts the awaiter's status back itself)
+        if ((state & HELPED) == 0 && parent.reclaimInterrupt()) {
+            Thread.currentThread().interrupt(); // (runHelped gives an awaiter its status back itself)
         }
     }
 
@@ -441,10 +458,10 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * Whether this task's thread must carry a cancel's interrupt now that this task is on top of its
      * stack again (the task above it, in {@code helping}, ended): one was delivered and not absorbed
      * (INTERRUPTED), or a cancel came while the other task ran and was held back, which this marks
-     * INTERRUPTED. The caller, on this task's thread, interrupts it. As for exitShield: the
-     * cancellation is in effect again, so a blocking call made next throws.
+     * INTERRUPTED. Returns whether the caller, on this task's thread, must interrupt it. As for
+     * exitShield: the cancellation is in effect again, so a blocking call made next throws.
      */
-    public boolean interruptDue() {
+    private boolean reclaimInterrupt() {
         while (true) {
             long s = state;
             if ((s & INTERRUPTING) != 0) {
@@ -616,7 +633,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                 return;
             }
             Thread t = (Thread) THREAD.getAcquire(this);
-            if (t == null) { // between NEW -> RUNNING and publishing its thread: a few instructions
+            if (t == null) { // between NEW -> RUNNING and publishing its thread: see the notes
                 if (++spins % 64 == 0) {
                     Thread.yield();
                 } else {
@@ -630,6 +647,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                 // above. It writes `helping` then reads the state (holdInterrupts), so one of the two
                 // sides sees the other: either this sees it and holds back, or it waits for this
                 // interrupt to land before that task runs.
+                // No wake is needed when it holds back: requestCancel found `helping` null after its
+                // CAS of CANCEL_REQUESTED, so the task above started later and its suspend points see it.
                 boolean deliver = helping == null;
                 try {
                     if (deliver) {
@@ -637,9 +656,6 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                     }
                 } finally {
                     clearBits(deliver ? INTERRUPTING : added);
-                }
-                if (!deliver) {
-                    wakeParked(); // as in requestCancel: the task above may have parked meanwhile
                 }
                 return;
             }

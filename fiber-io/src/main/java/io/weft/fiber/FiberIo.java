@@ -116,7 +116,8 @@ public final class FiberIo implements Io, AutoCloseable {
         // Join helping (DESIGN §4): a task awaiting a task of a FiberIo that has not started runs
         // it in place. It starts without the awaiter's ThreadLocal values and interrupt status (it
         // does run with the awaiter's class loader and handler), and the awaiter gets all of its
-        // own back after, whatever the helped task left (Carriers.runInPlace).
+        // own back after, whatever the helped task left (Carriers.runInPlace; the interrupt
+        // status, Task.runHelped).
         // Io.with(fiberIo) from a thread that is not one of its tasks runs the body as a root task
         // (DESIGN §3.7): on a virtual clock time stands still while it runs, with one worker the
         // run is deterministic.

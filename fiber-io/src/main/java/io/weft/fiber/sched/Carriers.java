@@ -417,12 +417,11 @@ public final class Carriers {
     /**
      * Runs {@code task}, which {@code awaiter} (the task running on the calling thread) claimed, in
      * place (join helping), with the thread's per-thread state set aside meanwhile: the helped
-     * task starts with no ThreadLocal values and no interrupt status, shows its name (if it has
-     * one) after the thread's, and runs with the awaiter's context class loader and own handler.
-     * After it, the thread gets back the awaiter's ThreadLocal maps, interrupt status, name,
-     * context class loader and own handler, and whatever the helped task left there is dropped;
-     * the interrupt of a cancel of the awaiter that was held back meanwhile, or landed after the
-     * status was set aside, is delivered then (Task.interruptDue).
+     * task starts with no ThreadLocal values, shows its name (if it has one) after the thread's,
+     * and runs with the awaiter's context class loader and own handler. After it, the thread gets
+     * back the awaiter's ThreadLocal maps, name, context class loader and own handler, and
+     * whatever the helped task left there is dropped. The interrupt status is Task.runHelped's to
+     * set aside and give back (it is part of the cancel protocol: see Task's notes).
      * The saved state lives in this frame (no allocation but a named task's thread name), and each
      * part is written back only if the helped task changed it. {@code slot} is the awaiter's
      * context slot, handed on to Task.runHelped. Only on the awaiter's own thread.
@@ -431,8 +430,6 @@ public final class Carriers {
         Thread self = Thread.currentThread();
         Object locals = THREAD_LOCALS.get(self);
         Object inheritable = INHERITABLE_THREAD_LOCALS.get(self);
-        // isInterrupted is a plain read; Thread.interrupted() calls into VirtualThread every time
-        boolean interrupted = self.isInterrupted() && Thread.interrupted();
         String name = self.getName();
         ClassLoader loader = self.getContextClassLoader();
         Thread.UncaughtExceptionHandler handler = ownHandler(self);
@@ -454,12 +451,6 @@ public final class Carriers {
             }
             if (self.getContextClassLoader() != loader) {
                 self.setContextClassLoader(loader);
-            }
-            if (self.isInterrupted()) {
-                Thread.interrupted();
-            }
-            if (interrupted || awaiter.interruptDue()) { // a cancel held back while the task ran: see Task
-                self.interrupt();
             }
         }
     }

@@ -160,7 +160,7 @@ class FiberIoStressTest {
      * spins, looking for an interrupt; the awaiter, back from the await, spins until its cancel's
      * interrupt arrives (one that has not after 10 s counts as lost), then enters a shield, which
      * must absorb it (the task's record of the interrupt agrees with its thread). In odd rounds the
-     * helped task, asleep in Thread.sleep, is cancelled right after its awaiter (as a closing
+     * helped task, blocked in a latch's await, is cancelled right after its awaiter (as a closing
      * FiberIo does): its own interrupt must reach it. The cancels come from a platform thread a
      * varying delay (0 to 252 spins) after the awaiter is about to await, so that they land at
      * different points of the help; where each landed is not measured, only that most children
@@ -174,7 +174,7 @@ class FiberIoStressTest {
     /** The race above, {@code rounds} times (TasksBeforeThreadsTest runs a short one by default). */
     static void cancelRacingAHelp(int rounds) {
         // the child ran in place; it saw its awaiter's interrupt; the awaiter's was lost; a shield
-        // saw it; the child slept through its own cancel
+        // saw it; the child blocked through its own cancel
         int[] outcomes = new int[5];
         try (FiberIo io = FiberIo.builder().workers(1).build()) {
             for (int i = 0; i < rounds && outcomes[2] + outcomes[4] == 0; i++) {
@@ -189,8 +189,8 @@ class FiberIoStressTest {
                             Future<Boolean> child = Io.async(() -> {
                                 seen[0] = Thread.currentThread() == awaiterThread;
                                 if (alsoTheHelped) {
-                                    Thread.sleep(TimeUnit.SECONDS.toMillis(10)); // its cancel interrupts this
-                                    seen[4] = true;
+                                    // Never counted down: only its cancel's interrupt ends this (10 s: a detector)
+                                    seen[4] = !new CountDownLatch(1).await(10, TimeUnit.SECONDS);
                                     return false;
                                 }
                                 boolean saw = false;
@@ -242,7 +242,7 @@ class FiberIoStressTest {
         }
         System.out.printf(
                 "cancel vs help: %d rounds, %d children ran in place; %d saw their awaiter's interrupt, %d awaiters"
-                        + " lost theirs, %d shields saw one, %d children slept through their own cancel%n",
+                        + " lost theirs, %d shields saw one, %d children blocked through their own cancel%n",
                 rounds, outcomes[0], outcomes[1], outcomes[2], outcomes[3], outcomes[4]);
         assertEquals(0, outcomes[1], "a cancel's interrupt landed in the task run in place");
         assertEquals(0, outcomes[2], "a cancel's interrupt never reached the awaiter");

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -236,13 +237,13 @@ class TasksBeforeThreadsTest {
                             return "helped";
                         });
                         child.await(); // one worker, this task running: it runs in place
-                        Thread.sleep(Duration.ofDays(1));
-                        return "slept";
+                        new CountDownLatch(1).await(); // never counted down: only an interrupt ends it
+                        return "woke";
                     }));
             await().untilTrue(inside);
             assertTrue(awaiter.cancel());
             cancelRequested.set(true);
-            assertThrows(Cancelled.class, awaiter::await, "the sleep after the help was interrupted");
+            assertThrows(Cancelled.class, awaiter::await, "the blocking call after the help was interrupted");
             assertSame(awaiterThread.get(), helpedSaw.get().thread(), "it ran in place");
             assertFalse(helpedSaw.get().interrupted(), "the cancel's interrupt did not land in the helped task");
         }

@@ -31,7 +31,7 @@ public final class CancelScope {
     /*
      * Implementation notes.
      *
-     * Where the stack lives: a task keeps its innermost scope in Task.cancelScopes, a plain thread
+     * Where the stack lives: a task keeps its innermost scope in its Task (Task.cancelScopes()), a plain thread
      * in a ThreadLocal record (PlainThread). Both are written only by the owner's thread (open,
      * end); other threads read only `cause` (volatile) of a scope they hold.
      *
@@ -114,7 +114,7 @@ public final class CancelScope {
         this.timer = deadlineMs == Io.NO_DEADLINE ? null : clock.armTimer(deadlineMs, ParkToken.create());
         if (task != null) {
             this.shieldDepth = task.shieldDepth();
-            this.outer = task.cancelScopes;
+            this.outer = task.cancelScopes();
         } else {
             this.shieldDepth = plain.shieldDepth;
             this.outer = plain.top;
@@ -124,7 +124,7 @@ public final class CancelScope {
     /** Makes this scope its owner's innermost; after construction, so no reader sees it unfinished. */
     private CancelScope link() {
         if (task != null) {
-            task.cancelScopes = this;
+            task.setCancelScopes(this);
         } else {
             plain.top = this;
         }
@@ -218,11 +218,11 @@ public final class CancelScope {
             timer.cancel();
         }
         if (task != null) {
-            CancelScope top = task.cancelScopes;
+            CancelScope top = task.cancelScopes();
             while (top != null && top.ended) {
                 top = top.outer;
             }
-            task.cancelScopes = top;
+            task.setCancelScopes(top);
         } else {
             CancelScope top = plain.top;
             while (top != null && top.ended) {

@@ -52,7 +52,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      *              cleared by the claim of completion
      *   bits 32-47 inline depth: how many tasks run in place below this one on its stack
      *              (inlineParent chain), saturating; set by the NEW -> RUNNING CAS itself (no
-     *              extra atomic, no field: the object stays 72 bytes), dropped at completion
+     *              extra atomic, no field), dropped at completion
      *
      * Transitions (who -> what):
      *
@@ -76,8 +76,18 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * read, so a canceller decides whether to wake the task from the same snapshot the task
      * itself checks.
      *
-     * Outcome: `outcome` (value or Throwable) is written by the claiming thread after COMPLETING
-     * and before the volatile write of the final state; it is read only after reading a done state.
+     * Outcome: `work` holds the body until the running thread takes it (after winning NEW ->
+     * RUNNING), then the outcome (value or Throwable), written by the claiming thread after
+     * COMPLETING and before the volatile write of the final state; it is read as an outcome only
+     * after reading a done state, and as a body only by the thread that won NEW -> RUNNING. A
+     * cancel before start wins COMPLETING instead, so the body is never taken: the outcome
+     * replaces it.
+     *
+     * Size: 56 bytes with compressed references (a spawn allocates it; the thief's claim and the
+     * awaiter's read move its cache lines between cores, so every field counts). What few tasks use
+     * lives in Extras, made on first use and installed by CAS: the id (drawn only for a message),
+     * the cancel-scope stack (a task that opens a CancelScope) and the await link (a task that
+     * blocks in an untimed await).
      *
      * Cancel vs park (the lost-cancel race): the task writes `parked` (volatile) then re-reads the
      * state; cancel() CASes the state then reads `parked` and unparks its owner. Volatile accesses
@@ -164,13 +174,15 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     private static final AtomicLong IDS = new AtomicLong();
     private static final VarHandle STATE;
     private static final VarHandle ID;
+    private static final VarHandle EXTRAS;
     private static final VarHandle THREAD;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             STATE = lookup.findVarHandle(Task.class, "state", long.class);
-            ID = lookup.findVarHandle(Task.class, "id", long.class);
+            ID = lookup.findVarHandle(Extras.class, "id", long.class);
+            EXTRAS = lookup.findVarHandle(Task.class, "extras", Extras.class);
             THREAD = lookup.findVarHandle(Task.class, "thread", Thread.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -191,20 +203,18 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         ALREADY_REQUESTED
     }
 
-    /** A number for messages, drawn on first use (not per spawn: one shared counter fewer on the hot path). */
-    private volatile long id;
     /** The Io the task was spawned on; null for a bodiless task. Written once. */
     private final Io io;
-    /** The body; written at construction, cleared by the running thread. */
-    private Callable<? extends T> body;
-    /** Value or Throwable; written by the claiming thread between COMPLETING and the final state. */
-    private Object outcome;
+    /**
+     * The body (a Callable) until the running thread takes it, then null; once done, the outcome
+     * (value or Throwable), written by the claiming thread between COMPLETING and the final state.
+     * One field for both: no thread reads the one while the other may be written (see the notes).
+     */
+    private Object work;
     /** Lifecycle, cancel request, shield depth. Written by CAS from any thread. */
     private volatile long state;
     /** The token this task is parked on, or null. Written by the task, read by cancellers. */
     private volatile ParkToken parked;
-    /** The task this task is awaiting, or null. Written by the task, read by others' cycle checks. */
-    private volatile Task<?> awaiting;
     /**
      * The task that was running on this thread when this one started, or null: under an inline Io
      * that task is suspended inside spawnRaw until this one ends. Written once by run().
@@ -225,15 +235,12 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * runHelped (non-null: already run).
      */
     private Thread thread;
-    /**
-     * The innermost {@link CancelScope} this task opened and has not ended, or null (almost
-     * always). Read and written only by the task's own thread (others' reads are hints).
-     */
-    CancelScope cancelScopes;
+    /** What few tasks use (id, cancel scopes, await link), or null until one of them is first needed. */
+    private volatile Extras extras;
     /**
      * Where this task comes from, for diagnostics (an Io's dump of its task tree, toString): null,
      * the spawner (a Task), the name given at spawn (a String: {@code Io.async(name, body)}), or
-     * both (a Named). One field, so the object stays 72 bytes. The spawner is dropped when this
+     * both (a Named). One field, so the object stays small. The spawner is dropped when this
      * task completes (the name stays), so a finished task keeps nothing reachable through it;
      * while this task lives it keeps its spawner's Task object reachable, even after the spawner
      * ended. Plain: written at construction (published with the task) and by the completing
@@ -244,14 +251,27 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     /** A named task's origin while its spawner is kept. */
     private record Named(String name, Task<?> spawner) {}
 
+    /** The fields few tasks use, kept out of Task so that every spawn allocates less. */
+    private static final class Extras {
+        /** A number for messages, drawn on first use (by CAS: any thread may draw it). */
+        volatile long id;
+        /**
+         * The innermost {@link CancelScope} the task opened and has not ended, or null. Read and
+         * written only by the task's own thread (others' reads are hints).
+         */
+        CancelScope cancelScopes;
+        /** The task the task is awaiting, or null. Written by the task, read by others' cycle checks. */
+        volatile Task<?> awaiting;
+    }
+
     private Task(Io io, Callable<? extends T> body) {
         this.io = io;
-        this.body = body;
+        this.work = body;
     }
 
     private Task(Io io, Callable<? extends T> body, String name, Task<?> spawner) {
         this.io = io;
-        this.body = body;
+        this.work = body;
         this.origin = name == null ? spawner : spawner == null ? name : new Named(name, spawner);
     }
 
@@ -501,12 +521,13 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     /** Takes the body for its one call; only the running thread, after winning NEW -> RUNNING. */
     private Callable<? extends T> takeBody() {
-        Callable<? extends T> work = body;
-        if (work == null) {
+        @SuppressWarnings("unchecked")
+        Callable<? extends T> body = (Callable<? extends T>) work;
+        if (body == null) {
             throw new IllegalStateException(this + ": call() is a step of run(), made once");
         }
-        body = null;
-        return work;
+        work = null;
+        return body;
     }
 
     /**
@@ -535,7 +556,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             if (current == RUNNING) {
                 // Only the task's own thread completes a running task, so there is nothing to claim: write the
                 // outcome, then publish it with the one CAS that makes the task done (no COMPLETING step).
-                outcome = finalResult;
+                work = finalResult;
                 if (STATE.compareAndSet(this, s, kept | finalLife)) {
                     // Cleared only now: before the CAS a canceller could still deliver one (INTERRUPTING
                     // set and cleared again between our read and the CAS leaves the word as it was).
@@ -560,8 +581,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     /** Second half of completion: only the thread that moved the state to COMPLETING runs this. */
     private void finish(long keptBits, long life, Object result) {
-        outcome = result;
-        state = keptBits | life; // the volatile write publishes outcome
+        work = result;
+        state = keptBits | life; // the volatile write publishes the outcome
         forgetSpawner();
         runWaiters();
     }
@@ -591,7 +612,6 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             }
             if (life == NEW) {
                 if (STATE.compareAndSet(this, s, CANCEL_REQUESTED | COMPLETING)) {
-                    body = null; // never runs: let the closure go (run() reads body only after NEW -> RUNNING)
                     finish(CANCEL_REQUESTED, CANCELLED, null);
                     return CancelOutcome.CANCELLED_BEFORE_START;
                 }
@@ -681,8 +701,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         if ((s & CANCEL_REQUESTED) != 0 && (s & SHIELD_MASK) == 0) {
             return true;
         }
-        if (cancelScopes == null && inlineParent == null && (s & PLAIN_SCOPED) == 0) {
-            return false; // the common case: two plain reads and a bit of the word already read
+        if (cancelScopes() == null && inlineParent == null && (s & PLAIN_SCOPED) == 0) {
+            return false; // the common case: two reads and a bit of the word already read
         }
         return resolve(stopper(s, null), null) != null;
     }
@@ -723,7 +743,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             if (ownCancelCounts && (s & CANCEL_REQUESTED) != 0 && !shielded) {
                 return t;
             }
-            CancelScope scopes = t.cancelScopes;
+            CancelScope scopes = t.cancelScopes();
             CancelScope stopped = scopes != null ? CancelScope.effective(scopes, shieldDepth(s), skip) : null;
             if (stopped != null) {
                 return stopped;
@@ -912,11 +932,40 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     /** Records what this task awaits (null when done awaiting), for others' cycle checks. */
     void setAwaiting(Task<?> awaited) {
-        awaiting = awaited;
+        Extras e = awaited != null ? extras() : extras;
+        if (e != null) {
+            e.awaiting = awaited;
+        }
     }
 
     Task<?> awaiting() {
-        return awaiting;
+        Extras e = extras;
+        return e == null ? null : e.awaiting;
+    }
+
+    /** The innermost CancelScope this task opened and has not ended, or null; see Extras. */
+    CancelScope cancelScopes() {
+        Extras e = extras;
+        return e == null ? null : e.cancelScopes;
+    }
+
+    /** Makes {@code scope} this task's innermost (null: none); only the task's own thread calls it. */
+    void setCancelScopes(CancelScope scope) {
+        Extras e = scope != null ? extras() : extras;
+        if (e != null) {
+            e.cancelScopes = scope;
+        }
+    }
+
+    /** This task's Extras, made now if it has none (by CAS: any thread may need them). */
+    private Extras extras() {
+        Extras e = extras;
+        if (e == null) {
+            Extras fresh = new Extras();
+            Extras witness = (Extras) EXTRAS.compareAndExchange(this, (Extras) null, fresh);
+            e = witness == null ? fresh : witness;
+        }
+        return e;
     }
 
     /**
@@ -947,15 +996,15 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         long life = state & LIFECYCLE;
         if (life == SUCCEEDED) {
             @SuppressWarnings("unchecked")
-            T value = (T) outcome;
+            T value = (T) work;
             return value;
         }
         if (life == FAILED) {
             markObserved();
-            throw Unchecked.rethrowable((Throwable) outcome);
+            throw Unchecked.rethrowable((Throwable) work);
         }
         if (life == CANCELLED) {
-            throw new Cancelled(this + " was cancelled", (Throwable) outcome);
+            throw new Cancelled(this + " was cancelled", (Throwable) work);
         }
         throw new IllegalStateException(this + " is not done");
     }
@@ -984,7 +1033,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             throw new IllegalStateException(this + " did not succeed");
         }
         @SuppressWarnings("unchecked")
-        T value = (T) outcome;
+        T value = (T) work;
         return value;
     }
 
@@ -994,12 +1043,12 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             throw new IllegalStateException(this + " did not fail");
         }
         markObserved();
-        return (Throwable) outcome;
+        return (Throwable) work;
     }
 
     /** The failure of a failed task without marking it observed, else null; for structured scopes. */
     Throwable peekFailure() {
-        return (state & LIFECYCLE) == FAILED ? (Throwable) outcome : null;
+        return (state & LIFECYCLE) == FAILED ? (Throwable) work : null;
     }
 
     /** Whether this failed task's failure was reported to someone. */
@@ -1064,7 +1113,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     /** The task this one is awaiting now (an untimed or timed await), or null; a diagnostic read. */
     public Task<?> awaitingNow() {
-        return awaiting;
+        return awaiting();
     }
 
     /** The token this task is parked on now, or null; a diagnostic read. */
@@ -1083,10 +1132,11 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     }
 
     private long id() {
-        long n = id;
+        Extras e = extras();
+        long n = e.id;
         if (n == 0) {
             long fresh = IDS.incrementAndGet();
-            long witness = (long) ID.compareAndExchange(this, 0L, fresh);
+            long witness = (long) ID.compareAndExchange(e, 0L, fresh);
             n = witness == 0 ? fresh : witness;
         }
         return n;

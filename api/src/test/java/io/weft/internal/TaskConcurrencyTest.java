@@ -135,6 +135,55 @@ class TaskConcurrencyTest {
         }
     }
 
+    /**
+     * A task's rarely used fields (its number, its await link, its cancel scopes) live in a side
+     * object made on first use by whichever thread needs it first. Two threads making it at once
+     * must end with one: the task's own thread recording an await while another draws the task's
+     * number for a message, and a third drawing it too. A side object installed without a CAS
+     * loses one of the two writes: the number changes afterwards, or the await link is gone.
+     */
+    @Test
+    void aNumberDrawnWhileTheTaskRecordsAnAwaitIsKeptAndSoIsTheAwait() throws Exception {
+        DeferredIo io = new DeferredIo();
+        Task<?> awaited = io.async(() -> "awaited");
+        List<Task<String>> tasks = new ArrayList<>(ROUNDS);
+        for (int i = 0; i < ROUNDS; i++) {
+            tasks.add(io.async(() -> "never run"));
+        }
+        long[] drawnByFirst = new long[ROUNDS];
+        long[] drawnBySecond = new long[ROUNDS];
+        SpinBarrier barrier = new SpinBarrier(3);
+        Workers workers = new Workers(barrier);
+
+        workers.start("awaiter", () -> {
+            for (int i = 0; i < ROUNDS; i++) {
+                barrier.await();
+                tasks.get(i).setAwaiting(awaited);
+            }
+        });
+        workers.start("first reader", () -> {
+            for (int i = 0; i < ROUNDS; i++) {
+                barrier.await();
+                drawnByFirst[i] = tasks.get(i).number();
+            }
+        });
+        workers.start("second reader", () -> {
+            for (int i = 0; i < ROUNDS; i++) {
+                barrier.await();
+                drawnBySecond[i] = tasks.get(i).number();
+            }
+        });
+        workers.joinAll();
+
+        for (int i = 0; i < ROUNDS; i++) {
+            Task<String> task = tasks.get(i);
+            String round = "round " + i + ": " + task;
+            assertEquals(drawnByFirst[i], drawnBySecond[i], round + ": two numbers drawn for one task");
+            assertEquals(drawnByFirst[i], task.number(), round + ": its number changed after it was drawn");
+            assertSame(awaited, task.awaiting(), round + ": the await link was lost");
+        }
+    }
+
     @Test
     void manyPlainThreadsAwaitingOneFutureAllSeeTheValueWhenAnotherThreadCompletesIt() throws Exception {
         int awaiters = 8;

@@ -145,6 +145,7 @@ final class Worker implements Runnable {
     private static final VarHandle CANCELLED_JOBS;
     private static final VarHandle BUSY;
     private static final VarHandle AWAKE_SINCE;
+    private static final VarHandle AWAKE_SPINS;
     /** Worker.turn; not final, so the JIT cannot inline it into run()'s eternal loop (Runner's notes). */
     private static MethodHandle turn;
 
@@ -163,6 +164,7 @@ final class Worker implements Runnable {
             CANCELLED_JOBS = lookup.findVarHandle(Worker.class, "cancelledJobs", long.class);
             BUSY = lookup.findVarHandle(Worker.class, "busyNanos", long.class);
             AWAKE_SINCE = lookup.findVarHandle(Worker.class, "awakeSinceNanos", long.class);
+            AWAKE_SPINS = lookup.findVarHandle(Worker.class, "awakeSpins", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -287,6 +289,12 @@ final class Worker implements Runnable {
     private long pollsWhenIdle = -1;
     /** Polls when this worker last began to spin for work (spinForWork). Owner only. */
     private long pollsAtLastSpin;
+    /**
+     * How many idle spins stayed awake up to IDLE_SPIN_NANOS (the worker had run something since
+     * its previous look came up empty); the others stopped after YIELDS tries. Written by the
+     * owner, plain; read by tests with an opaque load.
+     */
+    private long awakeSpins;
 
     /** How long an idle spare stays parked, ready for more work, before it retires. */
     static final long SPARE_LINGER_NANOS = 20_000_000L;
@@ -743,7 +751,11 @@ final class Worker implements Runnable {
         }
         boolean stayAwake = polls != pollsAtLastSpin; // it ran something since its previous look came up empty
         pollsAtLastSpin = polls;
-        long began = stayAwake ? System.nanoTime() : 0;
+        long began = 0;
+        if (stayAwake) {
+            awakeSpins++;
+            began = System.nanoTime();
+        }
         boolean found;
         for (int i = 0; ; i++) {
             if (scheduler.isQueuedWorkPending() || scheduler.isStopped()) { // every queue: work to steal counts
@@ -850,6 +862,11 @@ final class Worker implements Runnable {
      */
     long queueMark() {
         return queue.headWord() * 31 + System.identityHashCode(lifo);
+    }
+
+    /** How many idle spins stayed awake (see the field); from any thread. */
+    long awakeSpins() {
+        return (long) AWAKE_SPINS.getOpaque(this);
     }
 
     /**

@@ -148,6 +148,35 @@ class SchedulerDefectsTest {
     }
 
     /**
+     * A worker that ran something stays awake up to IDLE_SPIN_NANOS before it parks; one woken by
+     * its park timeout with nothing to do spins a few times and parks again, so an idle FiberIo
+     * costs a few microseconds of a core per timeout, not 50. Parks here time out every
+     * millisecond: after the one task, every wake-up is a timeout.
+     */
+    @Test
+    void aWorkerWokenByItsParkTimeoutTakesTheShortSpin() throws InterruptedException {
+        Scheduler scheduler = new Scheduler(
+                1, 256, Clock.real(), 1, true, "timeouts", Duration.ofMillis(1).toNanos());
+        try {
+            Worker worker = scheduler.workers[0];
+            Probe probe = new Probe(() -> {});
+            scheduler.submit(probe);
+            Awaitility.await().atMost(WAIT).untilTrue(probe.ran);
+            long parksAfterTheTask = parksOf(worker) + 1; // the park that follows the task's spin
+            Awaitility.await().atMost(WAIT).until(() -> parksOf(worker) >= parksAfterTheTask);
+            assertEquals(1, worker.awakeSpins(), "the spin after the task stays awake, and only it");
+            Awaitility.await().atMost(WAIT).until(() -> parksOf(worker) >= parksAfterTheTask + 5);
+            assertEquals(1, worker.awakeSpins(), "a spin after a park timeout stayed awake");
+        } finally {
+            scheduler.stop(WAIT);
+        }
+    }
+
+    private static long parksOf(Worker worker) {
+        return worker.metrics()[4];
+    }
+
+    /**
      * A timer whose delivery throws (here: the readied thread's own scheduler throws) used to end
      * the worker that fired it, silently; a virtual clock then never advanced again.
      */

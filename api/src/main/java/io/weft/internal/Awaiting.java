@@ -18,7 +18,9 @@ final class Awaiting {
      * timer are removed whatever ends the round. The token is one-shot, so a stale wake-up from
      * an earlier round never ends a later one.
      *
-     * Await cycles: an awaiting task records `awaiting` (volatile), marks the awaited task AWAITED
+     * Await cycles: an awaiting task records `awaiting` (volatile, in the task's Extras: reached
+     * through the volatile `extras`, installed by CAS, so the reads below see it as a plain
+     * volatile field), marks the awaited task AWAITED
      * (an atomic OR on its state word, skipped if already set), then, if it is itself AWAITED,
      * walks the chain from the awaited task; if it reaches itself, it throws instead of hanging.
      * A task nobody awaits cannot be on a cycle, so a chain built link by link (each new task

@@ -31,14 +31,17 @@ public final class CancelScope {
     /*
      * Implementation notes.
      *
-     * Where the stack lives: a task keeps its innermost scope in its Task (Task.cancelScopes()), a plain thread
-     * in a ThreadLocal record (PlainThread). Both are written only by the owner's thread (open,
-     * end); other threads read only `cause` (volatile) of a scope they hold.
+     * Where the stack lives: a task keeps its innermost scope in its Task's side object
+     * (Task.Extras, through cancelScopes() and setCancelScopes(); made by the first scope), a
+     * plain thread in a ThreadLocal record (PlainThread). Both are written only by the owner's
+     * thread (open, end); other threads read `cause` (volatile) of a scope they hold, and walk a
+     * task's stack only as a hint (see "Effective").
      *
      * Effective: a scope counts if it is not ended, it is stopped (cause set, or its deadline
      * passed on its clock) and the owner's shield depth now is no deeper than when it opened. The
-     * check walks the owner's stack; with nothing open it is one plain field read per suspend point
-     * (Task) or one ThreadLocal read (plain thread, a path that parks an OS thread anyway).
+     * check walks the owner's stack; with nothing open it is one volatile read per suspend point
+     * (Task.extras, null for most tasks) or one ThreadLocal read (plain thread, a path that parks
+     * an OS thread anyway).
      *
      * Cancel vs park (lost wake-up): cancel() CASes `cause` (volatile), then walks the owner
      * task's stack (the owner, then through `helping` each task running above it: inline

@@ -87,7 +87,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * awaiter's read move its cache lines between cores, so every field counts). What few tasks use
      * lives in Extras, made on first use and installed by CAS: the id (drawn only for a message),
      * the cancel-scope stack (a task that opens a CancelScope) and the await link (a task that
-     * blocks in an untimed await).
+     * begins an untimed await of a task not done). A task with Extras takes 88 bytes in all.
      *
      * Cancel vs park (the lost-cancel race): the task writes `parked` (volatile) then re-reads the
      * state; cancel() CASes the state then reads `parked` and unparks its owner. Volatile accesses
@@ -130,7 +130,9 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * Per task (spawn, run, complete, nobody parked on it): 1 allocation (the task); no
      * ScopedValue binding on a thread that owns a context slot (a runner fiber; see Context);
      * CASes: NEW -> RUNNING and RUNNING -> done; the waiter stack is only read when nobody
-     * waits; no lock. The id is drawn only when a message needs it.
+     * waits; no lock. The id is drawn only when a message needs it (a toString: a dump, a
+     * cancelled task's signal); that, a task's first untimed await of a task not done, or its
+     * first CancelScope makes its Extras (one allocation of 32 bytes, one CAS, once).
      *
      * Reference counts (the seed design's ref_count bits) are not needed: the garbage collector
      * frees a task once no queue, waiter or handle refers to it. `detached`/`join_interest` bits
@@ -512,10 +514,14 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     /**
      * The body's call, made by {@link #run()} inside the task's binding; not for other callers.
-     * Only the running thread reads {@code body}, after winning NEW -> RUNNING, and lets it go.
+     * Only the running thread reads the body (in {@code work}), after winning NEW -> RUNNING, and
+     * lets it go. Throws for any other caller: once the task is done, {@code work} is its outcome.
      */
     @Override
     public T call() throws Exception {
+        if ((state & LIFECYCLE) != RUNNING || thread != Thread.currentThread()) {
+            throw new IllegalStateException(this + ": call() is a step of run(), made on the running thread");
+        }
         return takeBody().call();
     }
 
@@ -702,7 +708,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             return true;
         }
         if (cancelScopes() == null && inlineParent == null && (s & PLAIN_SCOPED) == 0) {
-            return false; // the common case: two reads and a bit of the word already read
+            return false; // the common case: two reads (extras, inlineParent) and a bit of the word already read
         }
         return resolve(stopper(s, null), null) != null;
     }
@@ -733,7 +739,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * if the walk reached a root started inside a plain thread's scopes, or null. Each task is
      * looked at with its own shield depth, and a shield stops the walk. A parent's own cancel does
      * not reach an inline child (it is a separate task); a helper's does (the helped task is part
-     * of it). Cost: one pass, one volatile read per task on the stack.
+     * of it). Cost: one pass, two volatile reads per task on the stack (state, extras).
      */
     private Object stopper(long s, CancelScope skip) {
         Task<?> t = this;
@@ -1111,7 +1117,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         return o instanceof Task<?> task ? task : o instanceof Named named ? named.spawner() : null;
     }
 
-    /** The task this one is awaiting now (an untimed or timed await), or null; a diagnostic read. */
+    /** The task this one is awaiting now (an untimed await; timed ones record nothing), or null; a diagnostic read. */
     public Task<?> awaitingNow() {
         return awaiting();
     }

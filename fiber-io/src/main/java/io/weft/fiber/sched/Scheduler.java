@@ -34,8 +34,19 @@ public final class Scheduler implements Executor {
      * Two kinds of work go through the queues: jobs (RawTasks: spawned tasks that have not
      * started, queued by submit; a job gets a runner fiber only when it runs: see Worker and
      * Runner) and fibers' continuations (queued by execute). submit routes a job like execute
-     * below; from a fiber it runs pinned to its carrier, since it touches that worker's
-     * owner-only state.
+     * below; from a fiber it touches its carrier's worker's owner-only state (the LIFO slot, the
+     * queue's owner end, the submitted count).
+     *
+     * No pin on the owner's paths: a fiber that reads its carrier and then writes that worker's
+     * owner-only state must not move to another carrier in between. A virtual thread leaves its
+     * carrier only where it parks, yields or blocks (on a monitor or a java.util.concurrent lock:
+     * JDK 24+ unmounts it there); JDK 25 never preempts one. submit's path from the carrier
+     * lookup to the end of the push (LIFO slot, RunQueue.push with its growth and its lock-free
+     * overflow into the Injector) and countEndedInPlace's two counter writes have none of those,
+     * so they need no pin (Carriers.pin and unpin, about 1.3 ns together per call, measured on
+     * submit). nextForRunner stays pinned: it may fire timers, take the Injector's lock or steal,
+     * all on the runner fiber. A change that adds a lock, a park or a yield to those two paths
+     * must pin them again.
      *
      * Live jobs, without a registry: each worker counts the jobs submitted from its carrier and
      * the jobs that ended on it, in two plain fields written only by that carrier (release
@@ -392,26 +403,21 @@ public final class Scheduler implements Executor {
      */
     public void submit(RawTask job) {
         Thread current = Thread.currentThread();
-        if (current.isVirtual()) {
-            // Pinned: the LIFO slot, the queue's owner end and the submitted count belong to the
-            // carrier's worker, and a lock met on the way (overflow into the Injector, IdleWorkers)
-            // must not move this fiber to another worker half-way.
-            Carriers.pin(current);
-            try {
-                if (Carriers.currentCarrier() instanceof WorkerThread carrier
-                        && carrier.worker.isOf(this)
-                        && !carrier.worker.transitioningToPark) {
-                    rejectIfStopped(job);
-                    Worker worker = carrier.worker;
-                    worker.countSubmitted(); // before the job is visible: its end is never counted first
-                    if (worker.pushJob(job)) {
-                        notifyParked();
-                    }
-                    return;
-                }
-            } finally {
-                Carriers.unpin(current);
+        // Not pinned: the LIFO slot, the queue's owner end and the submitted count belong to the
+        // carrier's worker, and nothing from the carrier lookup to the push can unmount this fiber
+        // (see "No pin on the owner's paths" in the notes). notifyParked, after the push, may meet
+        // IdleWorkers' monitor; a fiber that unmounts there touches no worker's state after it.
+        if (current.isVirtual()
+                && Carriers.currentCarrier() instanceof WorkerThread carrier
+                && carrier.worker.isOf(this)
+                && !carrier.worker.transitioningToPark) {
+            rejectIfStopped(job);
+            Worker worker = carrier.worker;
+            worker.countSubmitted(); // before the job is visible: its end is never counted first
+            if (worker.pushJob(job)) {
+                notifyParked();
             }
+            return;
         }
         rejectIfStopped(job);
         if (current instanceof WorkerThread thread && thread.worker.isOf(this)) {
@@ -515,7 +521,8 @@ public final class Scheduler implements Executor {
     /**
      * Called by a runner fiber whose job {@code done} ended: counts that end, and returns the next
      * job for it to run in place, null once it is in its worker's idle pool, or
-     * {@link Runner#STOP}. Runs pinned (see {@link #submit}).
+     * {@link Runner#STOP}. Runs pinned: it may fire timers, take the Injector's lock or steal (see
+     * "No pin on the owner's paths" in the notes).
      */
     RawTask nextForRunner(Runner runner, RawTask done) {
         Thread self = runner.thread;
@@ -542,17 +549,14 @@ public final class Scheduler implements Executor {
      */
     public void countEndedInPlace() {
         Thread current = Thread.currentThread();
-        if (current.isVirtual()) {
-            Carriers.pin(current);
-            try {
-                if (Carriers.currentCarrier() instanceof WorkerThread carrier && carrier.worker.isOf(this)) {
-                    carrier.worker.countEnded();
-                    taskEnded();
-                    return;
-                }
-            } finally {
-                Carriers.unpin(current);
-            }
+        // Not pinned: two owner-only counter writes, nothing between them and the lookup that can
+        // unmount this fiber (see "No pin on the owner's paths" in the notes)
+        if (current.isVirtual()
+                && Carriers.currentCarrier() instanceof WorkerThread carrier
+                && carrier.worker.isOf(this)) {
+            carrier.worker.countEnded();
+            taskEnded();
+            return;
         }
         endedElsewhere.incrementAndGet();
         taskEnded();

@@ -33,7 +33,8 @@ final class Worker implements Runnable {
      * (the loop is inside runTask meanwhile).
      *
      * Per-operation budget (the spawn path and the run of a task that never suspends):
-     *   submit from a fiber  pin+unpin, 1 release store (submitted count), 1 release store
+     *   submit from a fiber  no pin (Scheduler, "No pin on the owner's paths"), 1 release
+     *                        store (submitted count), 1 release store
      *                        into an empty LIFO slot (only the owner fills it), else a RunQueue
      *                        push (1 release store; a CAS-free owner push) and 1 volatile read
      *                        (IdleWorkers fast path); no lock, no allocation (the task itself is

@@ -363,8 +363,9 @@ public final class Carriers {
     /**
      * Pins the current virtual thread to its carrier until {@link #unpin}: a lock it waits for
      * meanwhile blocks the carrier instead of unmounting the thread. Scheduler code that runs on a
-     * fiber and touches its worker's owner-only state (the LIFO slot, the RunQueue's owner end)
-     * runs pinned, so the fiber cannot resume on another worker half-way. Nests.
+     * fiber, touches its worker's owner-only state and may meet a lock on the way (the runner's
+     * next-work lookup) runs pinned, so the fiber cannot resume on another worker half-way; code
+     * that cannot unmount there goes without (Scheduler, "No pin on the owner's paths"). Nests.
      */
     static void pin(Thread virtual) {
         try {

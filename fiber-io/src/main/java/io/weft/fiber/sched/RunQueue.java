@@ -274,10 +274,13 @@ final class RunQueue {
     }
 
     /**
-     * Appends a task at the tail. Owner only. Never fails: if the ring is full, half of it (the
-     * {@code capacity / 2} oldest tasks) and then {@code task} move to {@code overflow} in one
-     * batch, in that order; if a steal is in progress at that moment (so half cannot be claimed),
-     * only {@code task} goes to {@code overflow}.
+     * Appends a task at the tail. Owner only. Never fails for lack of room: if the ring is full,
+     * half of it (the {@code capacity / 2} oldest tasks) and then {@code task} move to
+     * {@code overflow} in one batch, in that order; if a steal is in progress at that moment (so
+     * half cannot be claimed), only {@code task} goes to {@code overflow}. It fails only for lack
+     * of memory (the longer ring, the Injector's nodes), and then queued nothing: every allocation
+     * comes before the change it serves, and an overflow whose batch cannot be pushed puts the
+     * half it claimed back (see tryPushOverflow).
      *
      * @param task the task, not null
      * @param overflow where tasks go when the ring is full
@@ -309,7 +312,7 @@ final class RunQueue {
                 overflow.push(task);
                 return;
             }
-            if (tryPushOverflow(task, h, overflow)) {
+            if (tryPushOverflow(task, h, t, overflow)) {
                 return;
             }
             // A stealer claimed tasks between our load of head and the CAS: there is room now.
@@ -370,26 +373,39 @@ final class RunQueue {
 
     /**
      * Moves the {@code capacity / 2} oldest tasks and {@code task} to {@code overflow}, if head is
-     * still {@code h} (full, no steal in progress).
+     * still {@code h} (full, no steal in progress; {@code t} is the tail). If the move fails (no
+     * memory for the Injector's nodes), the claimed tasks go back into the ring, behind the others,
+     * and the failure is thrown: {@code task} is not queued, and nothing else is lost.
      */
-    private boolean tryPushOverflow(Runnable task, long h, Injector overflow) {
+    private boolean tryPushOverflow(Runnable task, long h, int t, Injector overflow) {
         Runnable[] ring = slots;
         int mask = ring.length - 1;
         int half = ring.length / 2;
         int real = real(h);
         int next = real + half;
+        Runnable[] batch = new Runnable[half + 1]; // before the claim: past it, a failure must not lose the half
         if (compareAndExchangeHead(h, pack(next, next)) != h) {
             return false;
         }
         // These positions are ours alone now: the owner's CAS moved both heads past them.
-        Runnable[] batch = new Runnable[half + 1];
         for (int i = 0; i < half; i++) {
             int index = (real + i) & mask;
             batch[i] = ring[index];
             ring[index] = null;
         }
         batch[half] = task;
-        overflow.pushBatch(batch, 0, batch.length);
+        try {
+            overflow.pushBatch(batch, 0, batch.length);
+        } catch (Throwable e) {
+            // The ring was full at t = real + capacity, so [t, t + half) are the slots just
+            // emptied, still ours (stealers only read below tail): requeue the half there, at the
+            // back (an order no push promises under failure), and publish them like a push does
+            for (int i = 0; i < half; i++) {
+                ring[(t + i) & mask] = batch[i];
+            }
+            setTailRelease(t + half);
+            throw e;
+        }
         return true;
     }
 

@@ -40,13 +40,23 @@ public final class Scheduler implements Executor {
      * No pin on the owner's paths: a fiber that reads its carrier and then writes that worker's
      * owner-only state must not move to another carrier in between. A virtual thread leaves its
      * carrier only where it parks, yields or blocks (on a monitor or a java.util.concurrent lock:
-     * JDK 24+ unmounts it there); JDK 25 never preempts one. submit's path from the carrier
-     * lookup to the end of the push (LIFO slot, RunQueue.push with its growth and its lock-free
-     * overflow into the Injector) and countEndedInPlace's two counter writes have none of those,
-     * so they need no pin (Carriers.pin and unpin, about 1.3 ns together per call, measured on
-     * submit). nextForRunner stays pinned: it may fire timers, take the Injector's lock or steal,
-     * all on the runner fiber. A change that adds a lock, a park or a yield to those two paths
-     * must pin them again.
+     * JDK 24+ unmounts it there); in JDK 25 neither class initialization nor a debugger's suspend
+     * moves a mounted one, and nothing preempts it. submit's path from the carrier lookup to the
+     * end of the push (LIFO slot, RunQueue.push with its growth and its lock-free overflow into
+     * the Injector) and countEndedInPlace's one counter write have none of those, so they need no
+     * pin (Carriers.pin and unpin: a spawn took 12.3 ns with them, 11.5 without, in a 1-worker
+     * probe). What follows the push (notifyParked, which may meet IdleWorkers' monitor) and the
+     * count (taskEnded's unpark) touches no worker's state. nextForRunner stays pinned: it may
+     * fire timers, take the Injector's lock or steal, all on the runner fiber. A change that adds
+     * a lock, a park or a yield to those two paths must pin them again; so may a JDK that lets a
+     * virtual thread leave its carrier in class initialization (under way after JDK 25).
+     *
+     * A push that fails: queueing allocates only when a RunQueue grows or overflows into the
+     * Injector, or for the Injector's node, and each of those allocates before it changes any
+     * state (RunQueue.tryPushOverflow requeues what it claimed if the Injector's nodes cannot be
+     * made), so a push that throws (OutOfMemoryError) queued nothing. submit then takes back the
+     * job's submitted count and rethrows: the spawner gets the error and no future, and close()
+     * does not wait for a job that was never queued.
      *
      * Live jobs, without a registry: each worker counts the jobs submitted from its carrier and
      * the jobs that ended on it, in two plain fields written only by that carrier (release
@@ -132,7 +142,7 @@ public final class Scheduler implements Executor {
     /** Spares started since the scheduler was built (for metrics). */
     private final AtomicLong sparesStarted = new AtomicLong();
 
-    final Injector injector = new Injector();
+    final Injector injector;
     final IdleWorkers idle;
     private final WorkerThread[] threads;
     private final Clock clock;
@@ -201,7 +211,16 @@ public final class Scheduler implements Executor {
      */
     public Scheduler(
             int workerCount, int queueCapacity, Clock clock, long seed, boolean spinBeforeParking, String name) {
-        this(workerCount, queueCapacity, clock, seed, spinBeforeParking, name, Worker.PARK_TIMEOUT_NANOS, false);
+        this(
+                workerCount,
+                queueCapacity,
+                clock,
+                seed,
+                spinBeforeParking,
+                name,
+                Worker.PARK_TIMEOUT_NANOS,
+                false,
+                new Injector());
     }
 
     /**
@@ -225,7 +244,16 @@ public final class Scheduler implements Executor {
             boolean spinBeforeParking,
             String name,
             boolean explore) {
-        this(workerCount, queueCapacity, clock, seed, spinBeforeParking, name, Worker.PARK_TIMEOUT_NANOS, explore);
+        this(
+                workerCount,
+                queueCapacity,
+                clock,
+                seed,
+                spinBeforeParking,
+                name,
+                Worker.PARK_TIMEOUT_NANOS,
+                explore,
+                new Injector());
     }
 
     /** As the public constructor, with the longest park of an idle worker (tests make it huge, so a lost wake-up hangs). */
@@ -237,7 +265,12 @@ public final class Scheduler implements Executor {
             boolean spinBeforeParking,
             String name,
             long maxParkNanos) {
-        this(workerCount, queueCapacity, clock, seed, spinBeforeParking, name, maxParkNanos, false);
+        this(workerCount, queueCapacity, clock, seed, spinBeforeParking, name, maxParkNanos, false, new Injector());
+    }
+
+    /** For tests: a real clock, no spinning, the default park timeout, and this Injector. */
+    Scheduler(int workerCount, int queueCapacity, String name, Injector injector) {
+        this(workerCount, queueCapacity, Clock.real(), 1, false, name, Worker.PARK_TIMEOUT_NANOS, false, injector);
     }
 
     private Scheduler(
@@ -248,7 +281,9 @@ public final class Scheduler implements Executor {
             boolean spinBeforeParking,
             String name,
             long maxParkNanos,
-            boolean explore) {
+            boolean explore,
+            Injector injector) {
+        this.injector = injector;
         this.maxParkNanos = maxParkNanos;
         this.explores = explore;
         this.timerTies = explore ? new SplittableRandom(seed ^ 0x7133_5EEDL) : null;
@@ -414,7 +449,14 @@ public final class Scheduler implements Executor {
             rejectIfStopped(job);
             Worker worker = carrier.worker;
             worker.countSubmitted(); // before the job is visible: its end is never counted first
-            if (worker.pushJob(job)) {
+            boolean queued;
+            try {
+                queued = worker.pushJob(job);
+            } catch (Throwable e) { // no memory to queue it (see "A push that fails"): never submitted
+                worker.uncountSubmitted();
+                throw e;
+            }
+            if (queued) {
                 notifyParked();
             }
             return;
@@ -422,10 +464,20 @@ public final class Scheduler implements Executor {
         rejectIfStopped(job);
         if (current instanceof WorkerThread thread && thread.worker.isOf(this)) {
             thread.worker.countSubmitted();
-            thread.worker.pushBack(job);
+            try {
+                thread.worker.pushBack(job);
+            } catch (Throwable e) {
+                thread.worker.uncountSubmitted();
+                throw e;
+            }
         } else {
             submittedElsewhere.incrementAndGet();
-            injector.push(job);
+            try {
+                injector.push(job);
+            } catch (Throwable e) {
+                submittedElsewhere.decrementAndGet();
+                throw e;
+            }
             if (stopped) {
                 // stop() may have drained the Injector between rejectIfStopped and the push: settle
                 // it here (a push that read `stopped` as false comes before stop()'s own drain).
@@ -549,7 +601,7 @@ public final class Scheduler implements Executor {
      */
     public void countEndedInPlace() {
         Thread current = Thread.currentThread();
-        // Not pinned: two owner-only counter writes, nothing between them and the lookup that can
+        // Not pinned: one owner-only counter write, nothing between it and the lookup that can
         // unmount this fiber (see "No pin on the owner's paths" in the notes)
         if (current.isVirtual()
                 && Carriers.currentCarrier() instanceof WorkerThread carrier

@@ -229,7 +229,8 @@ final class Worker implements Runnable {
     /**
      * Jobs submitted from this worker's carrier, and jobs that ended on it: the live-task count's
      * cells (Scheduler.liveTasks). Only code running on this carrier writes them (the loop, or a
-     * fiber pinned to it), with release stores; readers use acquire loads. No RMW.
+     * fiber mounted on it that cannot leave it before the write: Scheduler, "No pin on the
+     * owner's paths"), with release stores; readers use acquire loads. No RMW.
      */
     @SuppressWarnings("unused") // through SUBMITTED
     private long submitted;
@@ -352,6 +353,11 @@ final class Worker implements Runnable {
     /** Counts a job submitted from this carrier; only this carrier calls it, before publishing the job. */
     void countSubmitted() {
         SUBMITTED.setRelease(this, submitted + 1);
+    }
+
+    /** Takes back countSubmitted for a job whose push failed; only this carrier calls it. */
+    void uncountSubmitted() {
+        SUBMITTED.setRelease(this, submitted - 1);
     }
 
     /** Counts a job that ended on this carrier; only this carrier calls it. */

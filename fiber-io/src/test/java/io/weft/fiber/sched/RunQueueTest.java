@@ -102,6 +102,26 @@ class RunQueueTest {
     }
 
     @Test
+    void anOverflowThatCannotReachTheInjectorLosesNoQueuedTaskAndQueuesNotTheNewOne() {
+        for (int start : STARTS) {
+            RunQueue queue = new RunQueue(4, start);
+            FailingInjector injector = new FailingInjector(true);
+            List<Runnable> first = pushAll(queue, injector, 0, 4); // full
+            Runnable refused = new Numbered(4);
+            OutOfMemoryError thrown = assertThrows(OutOfMemoryError.class, () -> queue.push(refused, injector));
+            assertTrue(thrown.getMessage().startsWith("test:"), thrown.getMessage());
+            assertEquals(4, queue.size(), "start " + start);
+            assertTrue(injector.isEmpty(), "start " + start);
+            // The half the overflow had claimed (0, 1) is back, behind the others; the queue works on:
+            // the next overflow moves the two oldest of that order and the new task
+            Runnable next = new Numbered(5);
+            queue.push(next, injector);
+            assertEquals(List.of(first.get(2), first.get(3), next), popAll(injector), "start " + start);
+            assertEquals(List.of(first.get(0), first.get(1)), popAll(queue), "start " + start);
+        }
+    }
+
+    @Test
     void pushAllWithANullOrABadRangePushesNothing() {
         RunQueue queue = new RunQueue(4);
         Injector injector = new Injector();

@@ -172,6 +172,46 @@ class SchedulerDefectsTest {
         }
     }
 
+    /**
+     * A spawn whose push fails (no memory for the Injector's nodes) queued nothing: it must not be
+     * counted live, or close() would wait its whole timeout for a job that can never end. From a
+     * plain thread the push goes to the Injector; from a fiber, the 258th spawn in a row overflows
+     * its worker's full queue (the LIFO slot and 256 slots) into the Injector.
+     */
+    @Test
+    void aSpawnWhosePushFailsIsNotCountedLive() throws InterruptedException {
+        FailingInjector injector = new FailingInjector(true);
+        Scheduler scheduler = new Scheduler(1, 256, "failed-push", injector);
+        try {
+            Probe refused = new Probe(() -> {});
+            assertThrows(OutOfMemoryError.class, () -> scheduler.submit(refused));
+            assertEquals(0, scheduler.liveTasks(), "a plain thread's failed spawn counted live");
+
+            AtomicReference<Throwable> caught = new AtomicReference<>();
+            AtomicInteger ran = new AtomicInteger();
+            AtomicInteger spawned = new AtomicInteger();
+            Probe spawner = new Probe(() -> {
+                injector.failNextPush = true;
+                try {
+                    for (int i = 0; i < 300; i++) {
+                        scheduler.submit(new Probe(ran::incrementAndGet));
+                        spawned.incrementAndGet();
+                    }
+                } catch (OutOfMemoryError e) {
+                    caught.set(e);
+                }
+            });
+            scheduler.submit(spawner);
+            Awaitility.await().atMost(WAIT).until(() -> caught.get() != null);
+            assertEquals(2, injector.failed, "the plain thread's push and the overflow's each failed once");
+            assertEquals(257, spawned.get(), "the 258th spawn overflowed and failed");
+            Awaitility.await().atMost(WAIT).until(() -> scheduler.liveTasks() == 0);
+            assertEquals(257, ran.get(), "every spawn that returned ran: none lost in the failed overflow");
+        } finally {
+            scheduler.stop(WAIT);
+        }
+    }
+
     private static long parksOf(Worker worker) {
         return worker.metrics()[4];
     }

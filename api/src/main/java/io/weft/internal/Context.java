@@ -121,13 +121,22 @@ public final class Context {
     }
 
     /**
-     * Returns a binding of a slot of the calling thread's own: code run inside it (the carrier's
-     * {@code run}) reuses the slot for every task it runs instead of binding one. For a thread that
-     * runs many tasks one after another (a runner fiber); the caller runs its loop through the
-     * carrier itself, so no frame of Context's stays under its tasks.
+     * Returns a new slot of the calling thread's own, with nothing current, for {@link #bind}. For
+     * a thread that runs many tasks one after another (a runner fiber), which keeps the slot to
+     * hand it to {@link Task#runIn} without looking it up.
      */
-    public static ScopedValue.Carrier threadSlot() {
-        return ScopedValue.where(SLOT, new Slot(Thread.currentThread(), null));
+    public static Slot newThreadSlot() {
+        return new Slot(Thread.currentThread(), null);
+    }
+
+    /**
+     * Returns a binding of {@code slot} (made by {@link #newThreadSlot} on this thread): code run
+     * inside it (the carrier's {@code run}) reuses the slot for every task it runs instead of
+     * binding one; the caller runs its loop through the carrier itself, so no frame of Context's
+     * stays under its tasks.
+     */
+    public static ScopedValue.Carrier bind(Slot slot) {
+        return ScopedValue.where(SLOT, slot);
     }
 
     /** Calls {@code task}'s body ({@link Task#call()}) in a slot bound for the call, owned by this thread. */

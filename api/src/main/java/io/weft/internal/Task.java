@@ -339,6 +339,14 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     @Override
     public void run() {
+        runIn(Context.slot());
+    }
+
+    /**
+     * {@link #run()} for a caller that holds the calling thread's innermost context slot already
+     * (a runner fiber: the slot it bound for its whole life), which spares the lookup.
+     */
+    public void runIn(Context.Slot slot) {
         if (io == null) {
             throw new IllegalStateException(this + " has no body to run: it is completed from outside");
         }
@@ -347,7 +355,6 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             notStartable(s);
             return;
         }
-        Context.Slot slot = Context.slot();
         Task<?> parent = Context.taskIn(slot); // under an inline Io, the task this one runs above
         long depth = parent != null ? depthBits(parent) : CancelScope.plainThreadHasScopes() ? PLAIN_SCOPED : 0;
         while (true) {

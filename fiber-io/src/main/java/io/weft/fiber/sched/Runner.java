@@ -124,6 +124,8 @@ final class Runner implements Runnable {
 
     /** Set by run()'s first entry, on the runner's own thread, before it re-enters inside the binding. */
     private boolean slotBound;
+    /** The context slot this runner bound for its life: its tasks run in it (Task.runIn). */
+    private Context.Slot slot;
 
     private String name;
     private ClassLoader loader;
@@ -151,7 +153,8 @@ final class Runner implements Runnable {
             loader = self.getContextClassLoader();
             handler = Carriers.ownHandler(self);
             try {
-                Context.threadSlot().run(this);
+                slot = Context.newThreadSlot();
+                Context.bind(slot).run(this);
             } finally {
                 scheduler.runnerEnded(this);
             }
@@ -189,10 +192,14 @@ final class Runner implements Runnable {
                 if (scheduler.cancelOnStart) {
                     job.cancel(); // the FiberIo is closing: a task that has not started never will
                 }
-                if (job instanceof Task<?> task && task.name() != null) {
-                    self.setName(name + "/" + task.name()); // a named task: thread dumps show it (reset restores)
+                if (job instanceof Task<?> task) {
+                    if (task.name() != null) {
+                        self.setName(name + "/" + task.name()); // a named task: thread dumps show it (reset restores)
+                    }
+                    task.runIn(slot); // the runner's own slot, innermost here: no lookup
+                } else {
+                    job.run();
                 }
-                job.run();
             } catch (Throwable t) { // a RawTask does not throw; if one does, it must not end the runner silently
                 Scheduler.reportUncaught(t);
             }

@@ -18,7 +18,8 @@ public final class Context {
      * task that was current when it was bound). Running a task does not bind anything when the
      * thread already owns a slot: Task.run saves `current`, writes itself, and restores it after
      * (a plain field, only the owner writes it). A thread that runs many tasks (a FiberIo
-     * runner fiber) binds one slot for its whole life (threadSlot); a plain thread binds one
+     * runner fiber) binds one slot for its whole life (newThreadSlot, bind) and hands it to each
+     * task it runs (Task.runIn), which spares the lookup; a plain thread binds one
      * around its outermost task or Io.with call, and tasks nested inside reuse it.
      *
      * Task.runClaimed does the save/write/restore itself, so no frame of Context's sits under a

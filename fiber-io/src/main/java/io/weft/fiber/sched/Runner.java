@@ -37,7 +37,8 @@ final class Runner implements Runnable {
      * status, drops every ThreadLocal and InheritableThreadLocal value, and restores its name,
      * context class loader and uncaught-exception handler if the job changed them. ScopedValue
      * bindings need nothing: a task's bindings end with its call, and the context slot the runner binds
-     * once (Context.threadSlot) is restored by each task as it ends. Thread.currentThread() is the
+     * once (Context.newThreadSlot, bind; each job runs in it through Task.runIn, with no lookup)
+     * is restored by each task as it ends. Thread.currentThread() is the
      * runner's thread for the whole life of a task; the same thread may run later tasks, as in
      * any pool.
      *

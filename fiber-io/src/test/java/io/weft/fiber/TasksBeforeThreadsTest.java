@@ -396,6 +396,31 @@ class TasksBeforeThreadsTest {
     }
 
     /**
+     * Awaiting a burst of spawns in order runs each in place, and its queued entry, then at the
+     * head of the worker's queue, goes with it: nothing is left for a stealer to take and look at.
+     * The first spawn sits in the LIFO slot (stealers take the slot only from an empty queue), so
+     * its entry stays until the worker takes it.
+     */
+    @Test
+    void entriesOfTasksRunInPlaceInOrderDoNotStayQueued() {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            int[] depths = io.call(() -> {
+                List<Future<Integer>> children = new ArrayList<>();
+                for (int i = 0; i < 100; i++) {
+                    children.add(Io.async(() -> 1));
+                }
+                int before = io.metrics().workers().get(0).localQueueDepth();
+                for (Future<Integer> child : children) {
+                    child.await();
+                }
+                return new int[] {before, io.metrics().workers().get(0).localQueueDepth()};
+            });
+            assertEquals(100, depths[0], "the LIFO slot and 99 queued");
+            assertEquals(1, depths[1], "only the LIFO slot's entry is left");
+        }
+    }
+
+    /**
      * Tasks still queued when close begins are cancelled before they start: their bodies never run.
      * (No spare workers here: one would run the tasks queued behind the spinner.)
      */

@@ -441,6 +441,52 @@ final class RunQueue {
     }
 
     /**
+     * Removes {@code task} if it is the oldest task queued, the one {@link #pop} would return;
+     * returns whether it did. Owner only. For a task that left the queue another way (an awaiter
+     * claimed and ran it in place): its entry would cost whoever takes it a look at the task, a
+     * miss in cache for a stealer on another core.
+     *
+     * <p>The slot is read before the CAS that claims its position: a stealer claiming that position
+     * at the same time may be nulling the slot, so the read sees the task or null. A match is
+     * acted on only through the CAS, which succeeds only if head has not moved since it was
+     * loaded (then no stealer claimed the position, and the slot held what this owner pushed
+     * there): a true answer is never wrong. A mismatch is checked against head again: if head
+     * moved, the look is repeated at the new head (Lincheck found the false answer wrong without
+     * it: a steal nulling the head slot of [a, b, a] while popIfHead(a) looked). If a weakly
+     * ordered machine shows the null before the claim that preceded it, the answer is a spurious
+     * false: the entry stays, and whoever takes it later skips it, as before.
+     */
+    boolean popIfHead(Runnable task) {
+        int t = tail;
+        long h = getHeadAcquire();
+        while (true) {
+            int steal = steal(h);
+            int real = real(h);
+            if (real == t) {
+                return false;
+            }
+            Runnable[] ring = slots;
+            int index = real & (ring.length - 1);
+            if (ring[index] != task) {
+                long again = getHeadAcquire();
+                if (again == h) {
+                    return false;
+                }
+                h = again; // a stealer claimed (and may have nulled) the slot: look at the new head
+                continue;
+            }
+            int nextReal = real + 1;
+            long next = steal == real ? pack(nextReal, nextReal) : pack(steal, nextReal);
+            long witness = compareAndExchangeHead(h, next);
+            if (witness == h) {
+                ring[index] = null;
+                return true;
+            }
+            h = witness;
+        }
+    }
+
+    /**
      * Steals half of this queue's tasks (rounded up: 4 queued -> 2 stolen, 3 -> 2, 1 -> 1) into
      * {@code dst}, and returns the newest of them to be run at once; the others are appended to
      * {@code dst}, oldest first. Called by the owner of {@code dst} (not of this queue); any

@@ -614,6 +614,21 @@ public final class Scheduler implements Executor {
         taskEnded();
     }
 
+    /**
+     * Drops {@code job}'s queued entry if it is the oldest in the queue of the calling fiber's
+     * worker: an awaiter on that worker claimed the job to run it in place (join helping), so the
+     * entry has nothing left to do, and whoever took it would have to look at the job to find that
+     * out (a stealer on another core: a miss in cache per entry). Not pinned: an owner-only pop, no
+     * lock, park or yield (see "No pin on the owner's paths" in the notes).
+     */
+    public void dropClaimedHead(RawTask job) {
+        if (Thread.currentThread().isVirtual()
+                && Carriers.currentCarrier() instanceof WorkerThread carrier
+                && carrier.worker.isOf(this)) {
+            carrier.worker.dropHead(job);
+        }
+    }
+
     /** After a job's end was counted: wakes a thread waiting for the count to drop. */
     void taskEnded() {
         Thread waiting = endWaiter;

@@ -340,6 +340,11 @@ final class Worker implements Runnable {
         return true;
     }
 
+    /** Removes {@code job} from this worker's queue if it is the oldest there; only this carrier calls it. */
+    void dropHead(RawTask job) {
+        queue.popIfHead(job);
+    }
+
     /** Takes the task in the LIFO slot, or null; by this worker or a stealer. */
     Runnable takeLifo() {
         return lifo == null ? null : (Runnable) LIFO.getAndSet(this, (Runnable) null);

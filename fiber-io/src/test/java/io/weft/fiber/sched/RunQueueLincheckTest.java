@@ -26,13 +26,23 @@ import org.junit.jupiter.api.Timeout;
  */
 // Lincheck spins its threads against each other: on a loaded machine it runs several times slower.
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
-@Param(name = "id", gen = IntGen.class, conf = "1:99")
+@Param(name = "id", gen = IntGen.class, conf = "1:6") // few ids: popIfHead often names the head
 public class RunQueueLincheckTest {
     private static final int CAPACITY = 16;
 
     private final RunQueue queue = RunQueue.growing(2, CAPACITY);
     private final RunQueue stealerOwn = new RunQueue(CAPACITY);
     private final Injector overflow = new Injector();
+
+    /** One task object per id, so popIfHead (which compares identity) can name a queued task. */
+    private final Item[] items = new Item[100];
+
+    private Item item(int id) {
+        if (items[id] == null) {
+            items[id] = new Item(id);
+        }
+        return items[id];
+    }
 
     /** Public for Lincheck, which creates one instance per scenario. */
     public RunQueueLincheckTest() {}
@@ -46,13 +56,13 @@ public class RunQueueLincheckTest {
     /** {@link RunQueue#push}, by the owner. */
     @Operation(nonParallelGroup = "owner")
     public void push(@Param(name = "id") int id) {
-        queue.push(new Item(id), overflow);
+        queue.push(item(id), overflow);
     }
 
     /** {@link RunQueue#pushAll} of two tasks, by the owner: a stealer sees both or neither. */
     @Operation(nonParallelGroup = "owner")
     public void pushTwo(@Param(name = "id") int first, @Param(name = "id") int second) {
-        queue.pushAll(new Runnable[] {new Item(first), new Item(second)}, 0, 2, overflow);
+        queue.pushAll(new Runnable[] {item(first), item(second)}, 0, 2, overflow);
     }
 
     /** {@link RunQueue#pop}, by the owner: the id, or -1 if empty. */
@@ -60,6 +70,12 @@ public class RunQueueLincheckTest {
     public int pop() {
         Runnable task = queue.pop();
         return task == null ? -1 : ((Item) task).id();
+    }
+
+    /** {@link RunQueue#popIfHead}, by the owner: whether the head was the task of this id and went. */
+    @Operation(nonParallelGroup = "owner")
+    public boolean popIfHead(@Param(name = "id") int id) {
+        return queue.popIfHead(item(id));
     }
 
     /** {@link RunQueue#stealInto}, by one stealer: the ids it got, oldest first. */
@@ -95,6 +111,15 @@ public class RunQueueLincheckTest {
         public int pop() {
             Integer id = ids.pollFirst();
             return id == null ? -1 : id;
+        }
+
+        public boolean popIfHead(int id) {
+            Integer first = ids.peekFirst();
+            if (first == null || first != id) {
+                return false;
+            }
+            ids.pollFirst();
+            return true;
         }
 
         public List<Integer> steal() {

@@ -122,6 +122,20 @@ class RunQueueTest {
     }
 
     @Test
+    void popIfHeadRemovesOnlyTheOldestTask() {
+        for (int start : STARTS) {
+            RunQueue queue = new RunQueue(4, start);
+            Injector injector = new Injector();
+            assertFalse(queue.popIfHead(new Numbered(0)), "empty, start " + start);
+            List<Runnable> pushed = pushAll(queue, injector, 0, 3);
+            assertFalse(queue.popIfHead(pushed.get(1)), "not the oldest, start " + start);
+            assertTrue(queue.popIfHead(pushed.get(0)), "start " + start);
+            assertFalse(queue.popIfHead(pushed.get(0)), "already gone, start " + start);
+            assertEquals(List.of(pushed.get(1), pushed.get(2)), popAll(queue), "start " + start);
+        }
+    }
+
+    @Test
     void pushAllWithANullOrABadRangePushesNothing() {
         RunQueue queue = new RunQueue(4);
         Injector injector = new Injector();

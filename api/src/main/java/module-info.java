@@ -8,7 +8,8 @@
 @SuppressWarnings("module") // the qualified export names modules built after this one
 module io.weft {
     exports io.weft;
-    // HelpsAwaiters, RootTasks, Task and Context.Slot (handed on, unopened, by a helper), for an Io
+    // HelpsAwaiters, RootTasks, Task and Context.Slot (handed on, unopened, by a helper, and made
+    // and bound by a runner for its life: Context.newThreadSlot, bind, Task.runIn), for an Io
     // that runs awaited tasks in place (join helping), runs Io.with bodies as root tasks, and
     // counts and cancels the tasks it runs; SideThreads and
     // Context, for an inline Io whose virtual clock keeps the threads beside its callers in turns,

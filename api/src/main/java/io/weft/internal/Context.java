@@ -52,8 +52,10 @@ public final class Context {
 
     /**
      * A thread's cell: what its running code has installed. Written only by {@link #owner}.
-     * Public only so that an Io's {@link HelpsAwaiters} can hand it on, unopened, from an awaiter
-     * to the task it runs in place (one lookup per help instead of two); its members are not.
+     * Public only so that an Io can hold one unopened: a {@link HelpsAwaiters} hands it on from an
+     * awaiter to the task it runs in place (one lookup per help instead of two), and a thread
+     * that runs many tasks makes and binds one for its life and hands it to each task
+     * ({@link #newThreadSlot}, {@link #bind}, {@link Task#runIn}); its members are not.
      * Not thread-safe: only its owner writes it.
      */
     public static final class Slot {

@@ -344,9 +344,13 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     /**
      * {@link #run()} for a caller that holds the calling thread's innermost context slot already
-     * (a runner fiber: the slot it bound for its whole life), which spares the lookup.
+     * (a runner fiber: the slot it bound for its whole life), which spares the lookup. The slot
+     * must be what {@link Context#slot()} would return here: given another, the task would be
+     * current where lookups do not look (its body's Io.current and its await's task would be
+     * the enclosing ones). Checked when assertions are on.
      */
     public void runIn(Context.Slot slot) {
+        assert slot == Context.slot() : "runIn given a slot that is not the thread's innermost";
         if (io == null) {
             throw new IllegalStateException(this + " has no body to run: it is completed from outside");
         }

@@ -123,10 +123,11 @@ public final class FiberIo implements Io, AutoCloseable {
         // run is deterministic.
         RootTasks.register(FiberIo.class);
         HelpsAwaiters.register(FiberIo.class, (io, task, awaiter, slot) -> {
-            // Its queued entry, if next on this worker, goes now: a stealer would otherwise take it
-            // and look at the task only to find it claimed (in-order awaits of a burst of spawns)
-            ((FiberIo) io).scheduler.dropClaimedHead(task);
             try {
+                // Its queued entry, if next on this worker, goes now: a stealer would otherwise take
+                // it and look at the task only to find it claimed (in-order awaits of a burst of
+                // spawns). Inside the try: whatever happens, the end is counted below
+                ((FiberIo) io).scheduler.dropClaimedHead(task);
                 Carriers.runInPlace(task, awaiter, slot);
             } finally {
                 ((FiberIo) io).scheduler.countEndedInPlace();

@@ -403,7 +403,9 @@ class TasksBeforeThreadsTest {
      */
     @Test
     void entriesOfTasksRunInPlaceInOrderDoNotStayQueued() {
-        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+        // No spare worker: one started for a stall would steal from the queue and change the depths
+        try (FiberIo io =
+                FiberIo.builder().workers(1).stallThreshold(Duration.ZERO).build()) {
             int[] depths = io.call(() -> {
                 List<Future<Integer>> children = new ArrayList<>();
                 for (int i = 0; i < 100; i++) {

@@ -9,8 +9,8 @@ import java.util.Objects;
  * that other workers steal half of when they run dry (Tokio's local queue). The ring doubles
  * when the owner finds it full, up to a maximum length; past that, pushes overflow into the
  * injector.
- * Thread-safety is split by role: {@link #push}, {@link #pop} and {@link #drainTo} may be called
- * only by the owning worker's thread; {@link #stealInto} may be called by any other worker, passing
+ * Thread-safety is split by role: {@link #push}, {@link #pop}, {@link #popIfHead} and
+ * {@link #drainTo} may be called only by the owning worker's thread; {@link #stealInto} may be called by any other worker, passing
  * its own queue; {@link #size}, {@link #isEmpty} and {@link #capacity} by anyone.
  *
  * <p>A worker's calling pattern:
@@ -54,6 +54,8 @@ final class RunQueue {
      *                      slot[tail .. tail + n) = tasks; tail = tail + n (release), so a batch
      *                      fetched from the injector is published at once; else push each
      *   pop      owner     CAS head (s, r) -> (s == r ? r + 1 : s, r + 1); then read slot[r]
+     *   popIfHead owner    read slot[r]; if it is the task, CAS as pop; if not, load head again
+     *                      and give up only if it has not moved (see popIfHead)
      *   steal    stealer   claim:   CAS head (r, r) -> (r, r + n), n = ceil((tail - r) / 2)
      *                      copy:    slot[r .. r + n) into dst's slots at dst's tail
      *                      release: CAS head (r, x) -> (x, x), retried while the owner pops
@@ -85,7 +87,17 @@ final class RunQueue {
      *    accesses happen-before the owner's overwrite.
      *  - Pop vs claim: both are CASes on the one head word, so a position is taken by exactly
      *    one of them; the winner reads the slot after its CAS, and nobody else touches that slot
-     *    until it is pushed again, which the same orderings cover.
+     *    until it is pushed again, which the same orderings cover. The one exception is
+     *    popIfHead, which reads slot[r] before its CAS and so may race a stealer nulling it (a
+     *    reference read: it sees the task or null); it acts on the read only through its CAS,
+     *    which fails if any claim came between (see popIfHead).
+     *  - popIfHead and linearizability: it is not linearizable with a steal. A steal sizes its
+     *    claim from the tail it read, then CASes head; a popIfHead in between that answers false
+     *    (head unchanged) saw the queue before the claim, while the only order that explains the
+     *    steal's size puts the steal before the pushes the popIfHead saw. Nothing depends on a
+     *    false answer (the entry stays and is skipped when taken); a true answer takes exactly
+     *    the position it names. Lincheck covers push, pop and steal; RunQueueTest's concurrent
+     *    test puts popIfHead in the owner's mix and checks every task is taken once.
      *  - Stale head in a stealer: it loads head, then tail. If the owner popped and pushed in
      *    between, tail - real may exceed capacity; the claim CAS would fail anyway, and the
      *    stealer reloads head rather than compute n from an impossible distance.

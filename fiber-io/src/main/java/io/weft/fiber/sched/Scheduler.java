@@ -43,12 +43,12 @@ public final class Scheduler implements Executor {
      * JDK 24+ unmounts it there); in JDK 25 neither class initialization nor a debugger's suspend
      * moves a mounted one, and nothing preempts it. submit's path from the carrier lookup to the
      * end of the push (LIFO slot, RunQueue.push with its growth and its lock-free overflow into
-     * the Injector) and countEndedInPlace's one counter write have none of those, so they need no
-     * pin (Carriers.pin and unpin: a spawn took 12.3 ns with them, 11.5 without, in a 1-worker
+     * the Injector), countEndedInPlace's one counter write and dropClaimedHead's popIfHead have
+     * none of those, so they need no pin (Carriers.pin and unpin: a spawn took 12.3 ns with them, 11.5 without, in a 1-worker
      * probe). What follows the push (notifyParked, which may meet IdleWorkers' monitor) and the
      * count (taskEnded's unpark) touches no worker's state. nextForRunner stays pinned: it may
      * fire timers, take the Injector's lock or steal, all on the runner fiber. A change that adds
-     * a lock, a park or a yield to those two paths must pin them again; so may a JDK that lets a
+     * a lock, a park or a yield to those three paths must pin them again; so may a JDK that lets a
      * virtual thread leave its carrier in class initialization (under way after JDK 25).
      *
      * A push that fails: queueing allocates only when a RunQueue grows or overflows into the
@@ -65,7 +65,8 @@ public final class Scheduler implements Executor {
      * counted submitted before it is published, and its end is counted after it ended, so a
      * reader that sees an end (acquire) sees that job's submission too, and the difference never
      * undercounts what was live when the reads began. A job an awaiter ran in place is counted
-     * ended by its helper (countEndedInPlace) and not again when its queued entry runs.
+     * ended by its helper (countEndedInPlace) and not again when its queued entry is taken (and
+     * skipped), or dropped at once (dropClaimedHead).
      * (Before: a lock-striped intrusive list, one lock on spawn and one on end: ~25% of the
      * CPU samples of spawn_many_local.)
      *

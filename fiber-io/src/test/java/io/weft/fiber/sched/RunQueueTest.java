@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -414,9 +415,10 @@ class RunQueueTest {
     }
 
     /**
-     * The owner pushes and pops 200,000 tasks while stealers steal into their own queues and pop
-     * them; the owner's queue grows (where its maximum exceeds its first length), then overflows
-     * into the injector. Every task must be taken exactly once.
+     * The owner pushes and pops 200,000 tasks (and removes some with popIfHead, as a helper does)
+     * while stealers steal into their own queues and pop them; the owner's queue grows (where its
+     * maximum exceeds its first length), then overflows into the injector. Every task must be
+     * taken exactly once.
      */
     @ParameterizedTest(name = "{0}, {1} stealers, capacity {2} growing to {3}")
     @CsvSource({
@@ -431,6 +433,7 @@ class RunQueueTest {
         Injector injector = new Injector();
         AtomicIntegerArray seen = new AtomicIntegerArray(total);
         AtomicBoolean ownerDone = new AtomicBoolean();
+        AtomicInteger headRemovals = new AtomicInteger();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CountDownLatch start = new CountDownLatch(1);
         Runnable[] tasks = new Runnable[total];
@@ -442,6 +445,7 @@ class RunQueueTest {
         threads.add(InjectorTest.platform("owner", failure, start, () -> {
             int random = 0x9E3779B9;
             int pushed = 0;
+            int oldestKept = 0; // no task below it is still queued: the owner took it, or a stealer did
             while (pushed < total) {
                 random ^= random << 13;
                 random ^= random >>> 17;
@@ -458,7 +462,22 @@ class RunQueueTest {
                     owner.push(tasks[pushed++], injector);
                 }
                 for (int i = 0; i < pops; i++) {
-                    take(owner.pop(), seen);
+                    if (((random >>> i) & 3) == 0) {
+                        // popIfHead of the oldest task the owner has not taken itself, or the one
+                        // after it (never the head): a true answer takes it, as a helper's does
+                        int candidate = oldestKept + ((random >>> (i + 8)) & 1);
+                        if (candidate < pushed && owner.popIfHead(tasks[candidate])) {
+                            take(tasks[candidate], seen);
+                            oldestKept = candidate + 1;
+                            headRemovals.incrementAndGet();
+                        }
+                    } else {
+                        Runnable task = owner.pop();
+                        if (task != null) {
+                            oldestKept = Math.max(oldestKept, ((Numbered) task).id() + 1);
+                        }
+                        take(task, seen);
+                    }
                 }
             }
             Runnable task = owner.pop();
@@ -510,6 +529,7 @@ class RunQueueTest {
         for (int i = 0; i < total; i++) {
             assertEquals(1, seen.get(i), "times task " + i + " was taken");
         }
+        assertTrue(headRemovals.get() > 0, "popIfHead never removed a task: the mix did not exercise it");
     }
 
     /**

@@ -463,8 +463,10 @@ final class RunQueue {
      * acted on only through the CAS, which succeeds only if head has not moved since it was
      * loaded (then no stealer claimed the position, and the slot held what this owner pushed
      * there): a true answer is never wrong. A mismatch is checked against head again: if head
-     * moved, the look is repeated at the new head (Lincheck found the false answer wrong without
-     * it: a steal nulling the head slot of [a, b, a] while popIfHead(a) looked). If a weakly
+     * moved, the look is repeated at the new head (without it, Lincheck found popIfHead(a) answer
+     * false on [a, b, a] while a steal that took only the first a was nulling its slot). The loop
+     * is pop's, repeated rather than shared: one method for both measured 0.3 to 1.4 ns slower
+     * per job run on a runner. If a weakly
      * ordered machine shows the null before the claim that preceded it, the answer is a spurious
      * false: the entry stays, and whoever takes it later skips it, as before.
      */

@@ -212,16 +212,7 @@ public final class Scheduler implements Executor {
      */
     public Scheduler(
             int workerCount, int queueCapacity, Clock clock, long seed, boolean spinBeforeParking, String name) {
-        this(
-                workerCount,
-                queueCapacity,
-                clock,
-                seed,
-                spinBeforeParking,
-                name,
-                Worker.PARK_TIMEOUT_NANOS,
-                false,
-                new Injector());
+        this(workerCount, queueCapacity, clock, seed, spinBeforeParking, name, false);
     }
 
     /**

@@ -10,8 +10,9 @@ import java.util.Objects;
  * when the owner finds it full, up to a maximum length; past that, pushes overflow into the
  * injector.
  * Thread-safety is split by role: {@link #push}, {@link #pop}, {@link #popIfHead} and
- * {@link #drainTo} may be called only by the owning worker's thread; {@link #stealInto} may be called by any other worker, passing
- * its own queue; {@link #size}, {@link #isEmpty} and {@link #capacity} by anyone.
+ * {@link #drainTo} may be called only by the owning worker's thread; {@link #stealInto} may be
+ * called by any other worker, passing its own queue; {@link #size}, {@link #isEmpty} and
+ * {@link #capacity} by anyone.
  *
  * <p>A worker's calling pattern:
  *
@@ -464,11 +465,11 @@ final class RunQueue {
      * loaded (then no stealer claimed the position, and the slot held what this owner pushed
      * there): a true answer is never wrong. A mismatch is checked against head again: if head
      * moved, the look is repeated at the new head (without it, Lincheck found popIfHead(a) answer
-     * false on [a, b, a] while a steal that took only the first a was nulling its slot). The loop
+     * false on [a, b, a] while a steal that took only the first a was nulling its slot). If a
+     * weakly ordered machine shows the null before the claim that preceded it, the answer is a
+     * spurious false: the entry stays, and whoever takes it later skips it, as before. The loop
      * is pop's, repeated rather than shared: one method for both measured 0.3 to 1.4 ns slower
-     * per job run on a runner. If a weakly
-     * ordered machine shows the null before the claim that preceded it, the answer is a spurious
-     * false: the entry stays, and whoever takes it later skips it, as before.
+     * per job run on a runner.
      */
     boolean popIfHead(Runnable task) {
         int t = tail;

@@ -44,8 +44,8 @@ public final class Scheduler implements Executor {
      * moves a mounted one, and nothing preempts it. submit's path from the carrier lookup to the
      * end of the push (LIFO slot, RunQueue.push with its growth and its lock-free overflow into
      * the Injector), countEndedInPlace's one counter write and dropClaimedHead's popIfHead have
-     * none of those, so they need no pin (Carriers.pin and unpin: a spawn took 12.3 ns with them, 11.5 without, in a 1-worker
-     * probe). What follows the push (notifyParked, which may meet IdleWorkers' monitor) and the
+     * none of those, so they need no pin (Carriers.pin and unpin: a spawn took 12.3 ns with them,
+     * 11.5 without, in a 1-worker probe). What follows the push (notifyParked, which may meet IdleWorkers' monitor) and the
      * count (taskEnded's unpark) touches no worker's state. nextForRunner stays pinned: it may
      * fire timers, take the Injector's lock or steal, all on the runner fiber. A change that adds
      * a lock, a park or a yield to those three paths must pin them again; so may a JDK that lets a

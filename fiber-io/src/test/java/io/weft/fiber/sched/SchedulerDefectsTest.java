@@ -212,6 +212,42 @@ class SchedulerDefectsTest {
         }
     }
 
+    /**
+     * The same from a worker thread itself (a plain Runnable the worker runs, not a fiber): its
+     * 257th spawn in a row overflows the full 256-slot queue into an Injector that fails.
+     */
+    @Test
+    void aSpawnFromAWorkerThreadWhosePushFailsIsNotCountedLive() throws InterruptedException {
+        FailingInjector injector = new FailingInjector(false);
+        Scheduler scheduler = new Scheduler(1, 256, "failed-push-worker", injector);
+        try {
+            AtomicReference<Throwable> caught = new AtomicReference<>();
+            AtomicReference<Thread> ranOn = new AtomicReference<>();
+            AtomicInteger ran = new AtomicInteger();
+            AtomicInteger spawned = new AtomicInteger();
+            scheduler.execute(() -> {
+                ranOn.set(Thread.currentThread());
+                injector.failNextPush = true;
+                try {
+                    for (int i = 0; i < 300; i++) {
+                        scheduler.submit(new Probe(ran::incrementAndGet));
+                        spawned.incrementAndGet();
+                    }
+                } catch (OutOfMemoryError e) {
+                    caught.set(e);
+                }
+            });
+            Awaitility.await().atMost(WAIT).until(() -> caught.get() != null);
+            assertTrue(ranOn.get() instanceof WorkerThread, "ran on " + ranOn.get());
+            assertEquals(1, injector.failed, "the overflow's push failed once");
+            assertEquals(256, spawned.get(), "the 257th spawn overflowed and failed");
+            Awaitility.await().atMost(WAIT).until(() -> scheduler.liveTasks() == 0);
+            assertEquals(256, ran.get(), "every spawn that returned ran: none lost in the failed overflow");
+        } finally {
+            scheduler.stop(WAIT);
+        }
+    }
+
     private static long parksOf(Worker worker) {
         return worker.metrics()[4];
     }

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -186,27 +187,10 @@ class SchedulerDefectsTest {
             Probe refused = new Probe(() -> {});
             assertThrows(OutOfMemoryError.class, () -> scheduler.submit(refused));
             assertEquals(0, scheduler.liveTasks(), "a plain thread's failed spawn counted live");
-
-            AtomicReference<Throwable> caught = new AtomicReference<>();
-            AtomicInteger ran = new AtomicInteger();
-            AtomicInteger spawned = new AtomicInteger();
-            Probe spawner = new Probe(() -> {
-                injector.failNextPush = true;
-                try {
-                    for (int i = 0; i < 300; i++) {
-                        scheduler.submit(new Probe(ran::incrementAndGet));
-                        spawned.incrementAndGet();
-                    }
-                } catch (OutOfMemoryError e) {
-                    caught.set(e);
-                }
-            });
-            scheduler.submit(spawner);
-            Awaitility.await().atMost(WAIT).until(() -> caught.get() != null);
+            Thread ranOn =
+                    spawnUntilAnOverflowFails(scheduler, injector, loop -> scheduler.submit(new Probe(loop)), 257);
+            assertTrue(ranOn.isVirtual(), "ran on " + ranOn);
             assertEquals(2, injector.failed, "the plain thread's push and the overflow's each failed once");
-            assertEquals(257, spawned.get(), "the 258th spawn overflowed and failed");
-            Awaitility.await().atMost(WAIT).until(() -> scheduler.liveTasks() == 0);
-            assertEquals(257, ran.get(), "every spawn that returned ran: none lost in the failed overflow");
         } finally {
             scheduler.stop(WAIT);
         }
@@ -221,31 +205,42 @@ class SchedulerDefectsTest {
         FailingInjector injector = new FailingInjector(false);
         Scheduler scheduler = new Scheduler(1, 256, "failed-push-worker", injector);
         try {
-            AtomicReference<Throwable> caught = new AtomicReference<>();
-            AtomicReference<Thread> ranOn = new AtomicReference<>();
-            AtomicInteger ran = new AtomicInteger();
-            AtomicInteger spawned = new AtomicInteger();
-            scheduler.execute(() -> {
-                ranOn.set(Thread.currentThread());
-                injector.failNextPush = true;
-                try {
-                    for (int i = 0; i < 300; i++) {
-                        scheduler.submit(new Probe(ran::incrementAndGet));
-                        spawned.incrementAndGet();
-                    }
-                } catch (OutOfMemoryError e) {
-                    caught.set(e);
-                }
-            });
-            Awaitility.await().atMost(WAIT).until(() -> caught.get() != null);
-            assertTrue(ranOn.get() instanceof WorkerThread, "ran on " + ranOn.get());
+            Thread ranOn = spawnUntilAnOverflowFails(scheduler, injector, scheduler::execute, 256);
+            assertTrue(ranOn instanceof WorkerThread, "ran on " + ranOn);
             assertEquals(1, injector.failed, "the overflow's push failed once");
-            assertEquals(256, spawned.get(), "the 257th spawn overflowed and failed");
-            Awaitility.await().atMost(WAIT).until(() -> scheduler.liveTasks() == 0);
-            assertEquals(256, ran.get(), "every spawn that returned ran: none lost in the failed overflow");
         } finally {
             scheduler.stop(WAIT);
         }
+    }
+
+    /**
+     * Starts, with {@code start}, a loop that arms {@code injector} and spawns until a spawn throws;
+     * checks that {@code queued} spawns returned, that they all run and that nothing stays live.
+     * Returns the thread the loop ran on.
+     */
+    private static Thread spawnUntilAnOverflowFails(
+            Scheduler scheduler, FailingInjector injector, Consumer<Runnable> start, int queued) {
+        AtomicReference<Throwable> caught = new AtomicReference<>();
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        AtomicInteger ran = new AtomicInteger();
+        AtomicInteger spawned = new AtomicInteger();
+        start.accept(() -> {
+            ranOn.set(Thread.currentThread());
+            injector.failNextPush = true;
+            try {
+                for (int i = 0; i < 300; i++) {
+                    scheduler.submit(new Probe(ran::incrementAndGet));
+                    spawned.incrementAndGet();
+                }
+            } catch (OutOfMemoryError e) {
+                caught.set(e);
+            }
+        });
+        Awaitility.await().atMost(WAIT).until(() -> caught.get() != null);
+        assertEquals(queued, spawned.get(), "the spawn after " + queued + " overflowed and failed");
+        Awaitility.await().atMost(WAIT).until(() -> scheduler.liveTasks() == 0);
+        assertEquals(queued, ran.get(), "every spawn that returned ran: none lost in the failed overflow");
+        return ranOn.get();
     }
 
     private static long parksOf(Worker worker) {

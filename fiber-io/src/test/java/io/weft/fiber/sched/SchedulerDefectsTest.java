@@ -124,13 +124,18 @@ class SchedulerDefectsTest {
         }
     }
 
-    /** The idle spin used to look at its own queue and the Injector only, never at work it could steal. */
+    /**
+     * The idle spin used to look at its own queue and the Injector only, never at work it could
+     * steal. It now looks at other workers' queues every LOOK_AROUND_NANOS and on its last try.
+     */
     @Test
     void theIdleSpinSeesWorkInOtherWorkersQueues() throws InterruptedException {
         Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, true, "spin", ONE_HOUR_NANOS);
         CountDownLatch release = new CountDownLatch(1);
         try {
             blockOneWorker(scheduler, release);
+            // The other worker parked (for an hour): nothing but the spin below can take the task
+            Awaitility.await().atMost(WAIT).until(() -> scheduler.idle.unparked() == 1);
             Worker busy = null;
             for (int i = 0; i < scheduler.workerCount(); i++) {
                 Worker w = scheduler.workers[i];

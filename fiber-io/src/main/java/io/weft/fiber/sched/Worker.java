@@ -144,9 +144,12 @@ final class Worker implements Runnable {
      * (each claimed across cores). Looking on every try (one to two per microsecond) cost, JMH
      * fiber, one fork at a time, jars alternating, fast-state means: race 91.8 -> 70.1 us/op
      * (B/op 43-53 K -> 31-34 K: fewer losers started), awaitChain 15.4 -> 13.4, chainedSpawn
-     * 42.1 -> 39.4, pingPong 446 -> 420, spawnManyRemoteIdle 369 -> 343; spawnManyLocal,
-     * fanOutFanIn and yieldMany level. Remote submissions go to the Injector, looked at on every
-     * try, so their latency is unchanged; local work waits at most 10 us more for a thief.
+     * 42.1 -> 39.4, pingPong 446 -> 420, spawnManyRemoteIdle 369 -> 343; spawnManyLocal and
+     * yieldMany level; fanOutFanIn 4-7% slower (two runs), the price: a thief joins a short burst
+     * of local spawns up to 10 us later. Remote submissions go to the Injector, looked at on every
+     * try, so their latency is unchanged. Shorter and longer intervals, and a flag that calls the
+     * spinner at once to a long burst, each moved time between fan-out and the race and await
+     * chain (BENCHMARKS.md, "2026-11-28, eleventh session").
      */
 
     private static final VarHandle LIFO;
@@ -785,10 +788,11 @@ final class Worker implements Runnable {
         if (stayAwake) {
             awakeSpins++;
         }
-        long lookedAround = began; // findWork has just looked everywhere
+        // findWork has just looked (its steal, unless another worker is the searcher and will)
+        long lookedAround = began;
         boolean found;
         for (int i = 0; ; i++) {
-            long now = i < SPINS ? lookedAround : System.nanoTime();
+            long now = i < SPINS ? lookedAround : System.nanoTime(); // no clock read in the first spins
             boolean everywhere = now - lookedAround >= LOOK_AROUND_NANOS;
             if (everywhere) {
                 lookedAround = now;

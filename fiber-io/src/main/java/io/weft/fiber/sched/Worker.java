@@ -10,6 +10,7 @@ import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.LongSupplier;
 
 /**
  * One carrier thread's share of the scheduler: a LIFO slot, a {@link RunQueue}, a {@link Parker},
@@ -135,8 +136,8 @@ final class Worker implements Runnable {
      * "2026-11-27, fourth session").
      *
      * Where a spinning worker looks: the Injector on every try, other workers' queues at most
-     * every LOOK_AROUND_NANOS (10 us) and once more before it gives up (park() then re-checks
-     * everything, so nothing waits for a park timeout). A look at another worker's queue reads
+     * every LOOK_AROUND_NANOS (10 us) and once more before it gives up (park() then re-checks the
+     * Injector and every queue, so nothing waits for a park timeout). A look at another worker's queue reads
      * the cache line its owner writes on every push and pop (head and tail), so each look costs
      * the owner a miss on its next one, and a look that finds work steals what the owner would
      * have run itself a few microseconds later: the loser of a race (started, then cancelled,
@@ -147,9 +148,10 @@ final class Worker implements Runnable {
      * 42.1 -> 39.4, pingPong 446 -> 420, spawnManyRemoteIdle 369 -> 343; spawnManyLocal and
      * yieldMany level; fanOutFanIn 4-7% slower (two runs), the price: a thief joins a short burst
      * of local spawns up to 10 us later. Remote submissions go to the Injector, looked at on every
-     * try, so their latency is unchanged. Shorter and longer intervals, and a flag that calls the
-     * spinner at once to a long burst, each moved time between fan-out and the race and await
-     * chain (BENCHMARKS.md, "2026-11-28, eleventh session").
+     * try, so their latency is unchanged. Shorter and longer intervals moved time between the rows
+     * without moving a target across its line (4 us: race 70 -> 74, spawnManyLocal 290 -> 277;
+     * 25 us: race 71 -> 67, awaitChain 13.4 -> 12.2, fanOutFanIn 44 -> 47), and so did a flag that
+     * calls the spinner at once to a long burst (BENCHMARKS.md, "2026-11-28, eleventh session").
      */
 
     private static final VarHandle LIFO;
@@ -209,6 +211,8 @@ final class Worker implements Runnable {
     static final long IDLE_SPIN_NANOS = 50_000;
     /** How often a spinning worker looks at other workers' queues (the Injector: every try); see the notes. */
     static final long LOOK_AROUND_NANOS = 10_000;
+    /** The spin's clock (spinForWork); a test passes a scripted one. */
+    private static final LongSupplier NANO_TIME = System::nanoTime;
 
     final int index;
     final RunQueue queue;
@@ -779,20 +783,30 @@ final class Worker implements Runnable {
      * in the notes.
      */
     boolean spinForWork() {
+        return spinForWork(NANO_TIME);
+    }
+
+    /**
+     * spinForWork on the given clock (nanoseconds), the seam a test scripts to count the tries
+     * between two looks at other workers' queues. The clock is read once when the spin begins
+     * and once per try after the first SPINS.
+     */
+    boolean spinForWork(LongSupplier clock) {
         if (!scheduler.spinBeforeParking || scheduler.clockIsVirtual()) {
             return false; // idle time is when a virtual clock advances: do not burn it
         }
         boolean stayAwake = polls != pollsAtLastSpin; // it ran something since its previous look came up empty
         pollsAtLastSpin = polls;
-        long began = System.nanoTime();
+        long began = clock.getAsLong();
         if (stayAwake) {
             awakeSpins++;
         }
         // findWork has just looked (its steal, unless another worker is the searcher and will)
         long lookedAround = began;
+        long now;
         boolean found;
         for (int i = 0; ; i++) {
-            long now = i < SPINS ? lookedAround : System.nanoTime(); // no clock read in the first spins
+            now = i < SPINS ? lookedAround : clock.getAsLong(); // no clock read in the first spins
             boolean everywhere = now - lookedAround >= LOOK_AROUND_NANOS;
             if (everywhere) {
                 lookedAround = now;
@@ -808,12 +822,15 @@ final class Worker implements Runnable {
             } else if (i < YIELDS || stayAwake && now - began < IDLE_SPIN_NANOS) {
                 Thread.yield(); // gives the core to any other runnable thread
             } else {
-                found = scheduler.isQueuedWorkPending(); // a last look everywhere before giving up
+                // a last look at every queue before giving up, unless this try has just made it
+                found = !everywhere && scheduler.isQueuedWorkPending();
                 break;
             }
         }
         if (stayAwake) {
-            batchStartNanos += System.nanoTime() - began; // the EWMA measures time running tasks, not this wait
+            // The EWMA measures time running tasks, not this wait (up to the last try's clock read:
+            // a spin that ends within its first SPINS tries, well under a microsecond, counts none).
+            batchStartNanos += now - began;
         }
         return found;
     }

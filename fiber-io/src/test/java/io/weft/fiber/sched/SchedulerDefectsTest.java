@@ -154,6 +154,40 @@ class SchedulerDefectsTest {
     }
 
     /**
+     * The spin looks at other workers' queues once every LOOK_AROUND_NANOS, not on every try and
+     * not only on its last. Its clock is scripted: each read is one microsecond after the last,
+     * and the second read (the first try that reads the clock) puts a task in the busy worker's
+     * queue. The spin must find it on the read that is LOOK_AROUND_NANOS after the first, the
+     * 11th: a spin that looks on every try finds it on the 2nd, one that looks only before it
+     * gives up on the 14th (or the 51st, if it stays awake).
+     */
+    @Test
+    void theIdleSpinLooksAtOtherQueuesEveryLookAroundInterval() throws InterruptedException {
+        Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, true, "look-around", ONE_HOUR_NANOS);
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            blockOneWorker(scheduler, release);
+            Awaitility.await().atMost(WAIT).until(() -> scheduler.idle.unparked() == 1);
+            Worker busy = scheduler.idle.isParked(0) ? scheduler.workers[1] : scheduler.workers[0];
+            Worker other = scheduler.workers[1 - busy.index];
+            long step = 1_000;
+            AtomicInteger reads = new AtomicInteger();
+            boolean found = other.spinForWork(() -> {
+                int read = reads.incrementAndGet();
+                if (read == 2) {
+                    busy.queue.push(new Probe(() -> {}), scheduler.injector);
+                }
+                return read * step;
+            });
+            assertTrue(found, "the spin must notice the task in the other worker's queue");
+            assertEquals(Worker.LOOK_AROUND_NANOS / step + 1, reads.get(), "clock reads until the look that found it");
+        } finally {
+            release.countDown();
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /**
      * A worker that ran something stays awake up to IDLE_SPIN_NANOS before it parks; one woken by
      * its park timeout with nothing to do spins a few times and parks again, so an idle FiberIo
      * costs a few microseconds of a core per timeout, not 50. Parks here time out every

@@ -136,11 +136,11 @@ final class Worker implements Runnable {
      * "2026-11-27, fourth session").
      *
      * Where a spinning worker looks: the Injector on every try, other workers' queues at most
-     * every LOOK_AROUND_NANOS (10 us) and once more before it gives up (park() then re-checks the
-     * Injector and every queue, so nothing waits for a park timeout). A look at another worker's queue reads
-     * the cache line its owner writes on every push and pop (head and tail), so each look costs
-     * the owner a miss on its next one, and a look that finds work steals what the owner would
-     * have run itself a few microseconds later: the loser of a race (started, then cancelled,
+     * every LOOK_AROUND_NANOS (10 us) and once more before it gives up, unless that try has just
+     * looked (park() then re-checks the Injector and every queue, so nothing waits for a park
+     * timeout). A look at another worker's queue reads the cache line its owner writes on every
+     * push and pop (head and tail), so each look costs the owner a miss on its next one, and a
+     * look that finds work steals what the owner would have run itself a few microseconds later: the loser of a race (started, then cancelled,
      * woken and unwound instead of cancelled before it starts), the links of an await chain
      * (each claimed across cores). Looking on every try (one to two per microsecond) cost, JMH
      * fiber, one fork at a time, jars alternating, fast-state means: race 91.8 -> 70.1 us/op

@@ -140,9 +140,9 @@ final class Worker implements Runnable {
      * looked (park() then re-checks the Injector and every queue, so nothing waits for a park
      * timeout). A look at another worker's queue reads the cache line its owner writes on every
      * push and pop (head and tail), so each look costs the owner a miss on its next one, and a
-     * look that finds work steals what the owner would have run itself a few microseconds later: the loser of a race (started, then cancelled,
-     * woken and unwound instead of cancelled before it starts), the links of an await chain
-     * (each claimed across cores). Looking on every try (one to two per microsecond) cost, JMH
+     * look that finds work steals what the owner would have run itself a few microseconds later:
+     * the loser of a race (started, then cancelled, woken and unwound instead of cancelled before
+     * it starts), the links of an await chain (each claimed across cores). Looking on every try (one to two per microsecond) cost, JMH
      * fiber, one fork at a time, jars alternating, fast-state means: race 91.8 -> 70.1 us/op
      * (B/op 43-53 K -> 31-34 K: fewer losers started), awaitChain 15.4 -> 13.4, chainedSpawn
      * 42.1 -> 39.4, pingPong 446 -> 420, spawnManyRemoteIdle 369 -> 343; spawnManyLocal and

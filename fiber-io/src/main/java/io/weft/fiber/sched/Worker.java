@@ -205,8 +205,8 @@ final class Worker implements Runnable {
     static final int MIN_INTERVAL = 8;
     static final int MAX_INTERVAL = 255;
     private static final double EWMA_ALPHA = 0.1;
-    private static final int SPINS = 4;
-    private static final int YIELDS = 16;
+    static final int SPINS = 4;
+    static final int YIELDS = 16;
     /** How long a worker that ran something stays awake for more work before it parks; see the notes. */
     static final long IDLE_SPIN_NANOS = 50_000;
     /** How often a spinning worker looks at other workers' queues (the Injector: every try); see the notes. */
@@ -783,20 +783,20 @@ final class Worker implements Runnable {
      * in the notes.
      */
     boolean spinForWork() {
-        return spinForWork(NANO_TIME);
-    }
-
-    /**
-     * spinForWork on the given clock (nanoseconds), the seam a test scripts to count the tries
-     * between two looks at other workers' queues. The clock is read once when the spin begins
-     * and once per try after the first SPINS.
-     */
-    boolean spinForWork(LongSupplier clock) {
         if (!scheduler.spinBeforeParking || scheduler.clockIsVirtual()) {
             return false; // idle time is when a virtual clock advances: do not burn it
         }
         boolean stayAwake = polls != pollsAtLastSpin; // it ran something since its previous look came up empty
         pollsAtLastSpin = polls;
+        return spinForWork(NANO_TIME, stayAwake);
+    }
+
+    /**
+     * The spin itself, on the given clock (nanoseconds) and staying awake or not as told: the seam
+     * a test scripts to count the tries between two looks at other workers' queues. The clock is
+     * read once when the spin begins and once per try after the first SPINS.
+     */
+    boolean spinForWork(LongSupplier clock, boolean stayAwake) {
         long began = clock.getAsLong();
         if (stayAwake) {
             awakeSpins++;
@@ -920,6 +920,11 @@ final class Worker implements Runnable {
      */
     long queueMark() {
         return queue.headWord() * 31 + System.identityHashCode(lifo);
+    }
+
+    /** When the batch the injector interval's EWMA is timing began (tests; owner thread only). */
+    long batchStartNanos() {
+        return batchStartNanos;
     }
 
     /** How many idle spins stayed awake (see the field); from any thread. */

@@ -125,6 +125,41 @@ class SchedulerDefectsTest {
     }
 
     /**
+     * Holds both workers inside carrier-pinning jobs, so that no worker thread touches a queue or
+     * a spin's fields until {@code release}: a test can then call one worker's spin itself, and
+     * nothing else (a worker woken early, say) can take what the test queues.
+     */
+    static void blockBothWorkers(Scheduler scheduler, CountDownLatch release) throws InterruptedException {
+        assertEquals(2, scheduler.workerCount());
+        blockOneWorker(scheduler, release);
+        blockOneWorker(scheduler, release); // the first worker is held, so the other one runs this
+    }
+
+    /**
+     * Runs {@code spinner}'s spin, staying awake or not as told, on a scripted clock: read n (from
+     * 1) returns n * step, and read {@code pushAt} first puts a task in {@code victim}'s queue (0:
+     * never). Returns what the spin returned; {@code reads} counts the clock reads.
+     */
+    static boolean spinOnScriptedClock(
+            Scheduler scheduler,
+            Worker spinner,
+            boolean stayAwake,
+            Worker victim,
+            long step,
+            int pushAt,
+            AtomicInteger reads) {
+        return spinner.spinForWork(
+                () -> {
+                    int read = reads.incrementAndGet();
+                    if (read == pushAt) {
+                        victim.queue.push(new Probe(() -> {}), scheduler.injector); // its owner is held
+                    }
+                    return read * step;
+                },
+                stayAwake);
+    }
+
+    /**
      * The idle spin used to look at its own queue and the Injector only, never at work it could
      * steal. It now looks at other workers' queues every LOOK_AROUND_NANOS and on its last try.
      */
@@ -133,20 +168,10 @@ class SchedulerDefectsTest {
         Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, true, "spin", ONE_HOUR_NANOS);
         CountDownLatch release = new CountDownLatch(1);
         try {
-            blockOneWorker(scheduler, release);
-            // The other worker parked (for an hour): nothing but the spin below can take the task
-            Awaitility.await().atMost(WAIT).until(() -> scheduler.idle.unparked() == 1);
-            Worker busy = null;
-            for (int i = 0; i < scheduler.workerCount(); i++) {
-                Worker w = scheduler.workers[i];
-                if (!scheduler.idle.isParked(w.index)) {
-                    busy = w;
-                }
-            }
-            Worker other = scheduler.workers[1 - busy.index];
-            // The busy worker's owner thread is blocked inside the job: its queue is not touched meanwhile.
-            busy.queue.push(new Probe(() -> {}), scheduler.injector);
-            assertTrue(other.spinForWork(), "a spinning worker must notice work it can steal");
+            blockBothWorkers(scheduler, release);
+            Worker busy = scheduler.workers[0];
+            busy.queue.push(new Probe(() -> {}), scheduler.injector); // its owner is held
+            assertTrue(scheduler.workers[1].spinForWork(), "a spinning worker must notice work it can steal");
         } finally {
             release.countDown();
             scheduler.stop(WAIT);
@@ -155,32 +180,74 @@ class SchedulerDefectsTest {
 
     /**
      * The spin looks at other workers' queues once every LOOK_AROUND_NANOS, not on every try and
-     * not only on its last. Its clock is scripted: each read is one microsecond after the last,
-     * and the second read (the first try that reads the clock) puts a task in the busy worker's
-     * queue. The spin must find it on the read that is LOOK_AROUND_NANOS after the first, the
-     * 11th: a spin that looks on every try finds it on the 2nd, one that looks only before it
-     * gives up on the 14th (or the 51st, if it stays awake).
+     * not only on its last. Its clock is scripted (a tenth of the interval a read), and the second
+     * read (the first try that reads the clock) puts a task in the other worker's queue. The spin
+     * must find it on the read one interval after the first, the 11th: a spin that looks on every
+     * try finds it on the 2nd, one that looks only before it gives up on the last try's read.
      */
     @Test
     void theIdleSpinLooksAtOtherQueuesEveryLookAroundInterval() throws InterruptedException {
+        long step = Worker.LOOK_AROUND_NANOS / 10;
+        int lookRead = 11; // the first read at least LOOK_AROUND_NANOS after the first one
+        int lastTryRead = Worker.YIELDS - Worker.SPINS + 2; // the first SPINS tries read no clock
+        assertTrue(lookRead < lastTryRead, "the spin gives up before its first look: adjust this test");
         Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, true, "look-around", ONE_HOUR_NANOS);
         CountDownLatch release = new CountDownLatch(1);
         try {
-            blockOneWorker(scheduler, release);
-            Awaitility.await().atMost(WAIT).until(() -> scheduler.idle.unparked() == 1);
-            Worker busy = scheduler.idle.isParked(0) ? scheduler.workers[1] : scheduler.workers[0];
-            Worker other = scheduler.workers[1 - busy.index];
-            long step = 1_000;
+            blockBothWorkers(scheduler, release);
             AtomicInteger reads = new AtomicInteger();
-            boolean found = other.spinForWork(() -> {
-                int read = reads.incrementAndGet();
-                if (read == 2) {
-                    busy.queue.push(new Probe(() -> {}), scheduler.injector);
-                }
-                return read * step;
-            });
-            assertTrue(found, "the spin must notice the task in the other worker's queue");
-            assertEquals(Worker.LOOK_AROUND_NANOS / step + 1, reads.get(), "clock reads until the look that found it");
+            assertTrue( // not awake: it gives up after YIELDS tries
+                    spinOnScriptedClock(scheduler, scheduler.workers[1], false, scheduler.workers[0], step, 2, reads),
+                    "the spin must notice the task in the other worker's queue");
+            assertEquals(lookRead, reads.get(), "clock reads until the look that found it");
+        } finally {
+            release.countDown();
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /**
+     * On its last try the spin looks at every queue once more, however little time has passed: a
+     * clock that never moves leaves that look the only one, and it must find the task.
+     */
+    @Test
+    void theIdleSpinLooksAtOtherQueuesOnItsLastTry() throws InterruptedException {
+        Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, true, "last-look", ONE_HOUR_NANOS);
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            blockBothWorkers(scheduler, release);
+            AtomicInteger reads = new AtomicInteger();
+            assertTrue(
+                    spinOnScriptedClock(scheduler, scheduler.workers[1], false, scheduler.workers[0], 0, 2, reads),
+                    "the last try's look must notice the task in the other worker's queue");
+            assertEquals(Worker.YIELDS - Worker.SPINS + 2, reads.get(), "found on the last try, not before");
+        } finally {
+            release.countDown();
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /**
+     * A spin that stays awake moves the start of the worker's batch on by the time it spun (the
+     * injector interval's EWMA measures time running tasks, not waiting for them), up to the last
+     * clock read; a spin that does not stay awake leaves it alone.
+     */
+    @Test
+    void theTimeSpentSpinningIsNotCountedAsTimeRunningTasks() throws InterruptedException {
+        Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, true, "spin-ewma", ONE_HOUR_NANOS);
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            blockBothWorkers(scheduler, release);
+            Worker spinner = scheduler.workers[1];
+            long step = 7_000;
+            AtomicInteger reads = new AtomicInteger();
+            long before = spinner.batchStartNanos();
+            assertFalse(spinOnScriptedClock(scheduler, spinner, true, spinner, step, 0, reads));
+            assertTrue(reads.get() > 2, "reads " + reads.get());
+            long afterAwakeSpin = before + (reads.get() - 1) * step;
+            assertEquals(afterAwakeSpin, spinner.batchStartNanos(), "moved on from the first to the last read");
+            assertFalse(spinOnScriptedClock(scheduler, spinner, false, spinner, step, 0, new AtomicInteger()));
+            assertEquals(afterAwakeSpin, spinner.batchStartNanos(), "a spin that did not stay awake moved it");
         } finally {
             release.countDown();
             scheduler.stop(WAIT);

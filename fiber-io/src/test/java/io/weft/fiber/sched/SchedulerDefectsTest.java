@@ -191,15 +191,24 @@ class SchedulerDefectsTest {
         int lookRead = 11; // the first read at least LOOK_AROUND_NANOS after the first one
         int lastTryRead = Worker.YIELDS - Worker.SPINS + 2; // the first SPINS tries read no clock
         assertTrue(lookRead < lastTryRead, "the spin gives up before its first look: adjust this test");
+        assertEquals(lookRead, readsUntilAQueuedTaskIsFound(step), "clock reads until the look that found it");
+    }
+
+    /**
+     * Holds both workers, runs worker 1's spin (not awake: it gives up after YIELDS tries) on a
+     * clock that moves {@code step} a read, with a task put in worker 0's queue at the second read;
+     * asserts the spin found it and returns how many clock reads it made.
+     */
+    private static int readsUntilAQueuedTaskIsFound(long step) throws InterruptedException {
         Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, true, "look-around", ONE_HOUR_NANOS);
         CountDownLatch release = new CountDownLatch(1);
         try {
             blockBothWorkers(scheduler, release);
             AtomicInteger reads = new AtomicInteger();
-            assertTrue( // not awake: it gives up after YIELDS tries
+            assertTrue(
                     spinOnScriptedClock(scheduler, scheduler.workers[1], false, scheduler.workers[0], step, 2, reads),
                     "the spin must notice the task in the other worker's queue");
-            assertEquals(lookRead, reads.get(), "clock reads until the look that found it");
+            return reads.get();
         } finally {
             release.countDown();
             scheduler.stop(WAIT);
@@ -212,19 +221,7 @@ class SchedulerDefectsTest {
      */
     @Test
     void theIdleSpinLooksAtOtherQueuesOnItsLastTry() throws InterruptedException {
-        Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, true, "last-look", ONE_HOUR_NANOS);
-        CountDownLatch release = new CountDownLatch(1);
-        try {
-            blockBothWorkers(scheduler, release);
-            AtomicInteger reads = new AtomicInteger();
-            assertTrue(
-                    spinOnScriptedClock(scheduler, scheduler.workers[1], false, scheduler.workers[0], 0, 2, reads),
-                    "the last try's look must notice the task in the other worker's queue");
-            assertEquals(Worker.YIELDS - Worker.SPINS + 2, reads.get(), "found on the last try, not before");
-        } finally {
-            release.countDown();
-            scheduler.stop(WAIT);
-        }
+        assertEquals(Worker.YIELDS - Worker.SPINS + 2, readsUntilAQueuedTaskIsFound(0), "found on the last try");
     }
 
     /**

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -125,14 +126,22 @@ class SchedulerDefectsTest {
     }
 
     /**
-     * Holds both workers inside carrier-pinning jobs, so that no worker thread touches a queue or
-     * a spin's fields until {@code release}: a test can then call one worker's spin itself, and
-     * nothing else (a worker woken early, say) can take what the test queues.
+     * Runs {@code body} on a new two-worker scheduler (spinning, real clock, hour-long parks)
+     * whose workers are both held inside carrier-pinning jobs, so that no worker thread touches a
+     * queue or a spin's fields meanwhile: the body can call one worker's spin itself, and nothing
+     * else (a worker woken early, say) can take what it queues. Then releases and stops them.
      */
-    static void blockBothWorkers(Scheduler scheduler, CountDownLatch release) throws InterruptedException {
-        assertEquals(2, scheduler.workerCount());
-        blockOneWorker(scheduler, release);
-        blockOneWorker(scheduler, release); // the first worker is held, so the other one runs this
+    static <T> T withBothWorkersHeld(String name, Function<Scheduler, T> body) throws InterruptedException {
+        Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, true, name, ONE_HOUR_NANOS);
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            blockOneWorker(scheduler, release);
+            blockOneWorker(scheduler, release); // the first worker is held, so the other one runs this
+            return body.apply(scheduler);
+        } finally {
+            release.countDown();
+            scheduler.stop(WAIT);
+        }
     }
 
     /**
@@ -165,17 +174,11 @@ class SchedulerDefectsTest {
      */
     @Test
     void theIdleSpinSeesWorkInOtherWorkersQueues() throws InterruptedException {
-        Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, true, "spin", ONE_HOUR_NANOS);
-        CountDownLatch release = new CountDownLatch(1);
-        try {
-            blockBothWorkers(scheduler, release);
-            Worker busy = scheduler.workers[0];
-            busy.queue.push(new Probe(() -> {}), scheduler.injector); // its owner is held
-            assertTrue(scheduler.workers[1].spinForWork(), "a spinning worker must notice work it can steal");
-        } finally {
-            release.countDown();
-            scheduler.stop(WAIT);
-        }
+        boolean found = withBothWorkersHeld("spin", scheduler -> {
+            scheduler.workers[0].queue.push(new Probe(() -> {}), scheduler.injector); // its owner is held
+            return scheduler.workers[1].spinForWork();
+        });
+        assertTrue(found, "a spinning worker must notice work it can steal");
     }
 
     /**
@@ -200,19 +203,13 @@ class SchedulerDefectsTest {
      * asserts the spin found it and returns how many clock reads it made.
      */
     private static int readsUntilAQueuedTaskIsFound(long step) throws InterruptedException {
-        Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, true, "look-around", ONE_HOUR_NANOS);
-        CountDownLatch release = new CountDownLatch(1);
-        try {
-            blockBothWorkers(scheduler, release);
+        return withBothWorkersHeld("look-around", scheduler -> {
             AtomicInteger reads = new AtomicInteger();
             assertTrue(
                     spinOnScriptedClock(scheduler, scheduler.workers[1], false, scheduler.workers[0], step, 2, reads),
                     "the spin must notice the task in the other worker's queue");
             return reads.get();
-        } finally {
-            release.countDown();
-            scheduler.stop(WAIT);
-        }
+        });
     }
 
     /**
@@ -231,10 +228,7 @@ class SchedulerDefectsTest {
      */
     @Test
     void theTimeSpentSpinningIsNotCountedAsTimeRunningTasks() throws InterruptedException {
-        Scheduler scheduler = new Scheduler(2, 256, Clock.real(), 1, true, "spin-ewma", ONE_HOUR_NANOS);
-        CountDownLatch release = new CountDownLatch(1);
-        try {
-            blockBothWorkers(scheduler, release);
+        withBothWorkersHeld("spin-ewma", scheduler -> {
             Worker spinner = scheduler.workers[1];
             long step = 7_000;
             AtomicInteger reads = new AtomicInteger();
@@ -245,10 +239,8 @@ class SchedulerDefectsTest {
             assertEquals(afterAwakeSpin, spinner.batchStartNanos(), "moved on from the first to the last read");
             assertFalse(spinOnScriptedClock(scheduler, spinner, false, spinner, step, 0, new AtomicInteger()));
             assertEquals(afterAwakeSpin, spinner.batchStartNanos(), "a spin that did not stay awake moved it");
-        } finally {
-            release.countDown();
-            scheduler.stop(WAIT);
-        }
+            return null;
+        });
     }
 
     /**

@@ -18,10 +18,9 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -487,32 +486,38 @@ class TasksBeforeThreadsTest {
     }
 
     /**
-     * A runner runs the jobs that follow each other in place in turns of at most 64:
-     * a chain many turns long runs every link once, in order, on one thread (none lost or run
-     * twice at a turn's end).
+     * A runner runs the jobs that follow each other in place, at most 4,096 of them, then ends and
+     * a new runner takes the next: a chain longer than two runners' lives runs every link once,
+     * in order (none lost or run twice where a runner ends), on exactly three threads, each
+     * running an unbroken stretch of the chain.
      */
     @Test
-    void aChainManyTurnsLongRunsEveryLinkOnceInOrderOnOneThread() throws Exception {
-        int links = 1_003; // Runner.JOBS_PER_TURN is 64: fifteen turns and a part
+    void aChainLongerThanARunnersLifeRunsEveryLinkOnceInOrderOnConsecutiveRunners() throws Exception {
+        int perRunner = 4_096; // Runner.JOBS_PER_RUNNER
+        int links = 2 * perRunner + 3;
         List<Integer> order = Collections.synchronizedList(new ArrayList<>());
-        Set<Thread> threads = ConcurrentHashMap.newKeySet();
+        List<Thread> threads = Collections.synchronizedList(new ArrayList<>());
         CompletableFuture<Integer> done = new CompletableFuture<>();
         // No stall watch: a spare worker it started would take a link from the slot on another thread
         try (FiberIo io =
                 FiberIo.builder().workers(1).stallThreshold(Duration.ZERO).build()) {
             io.spawn(() -> link(links, order, threads, done));
-            assertEquals(links, done.get(10, TimeUnit.SECONDS), "a link lost at a turn's end never completes");
+            assertEquals(links, done.get(10, TimeUnit.SECONDS), "a link lost where a runner ends never completes");
         }
         List<Integer> expected = new ArrayList<>();
         for (int left = links; left >= 1; left--) {
             expected.add(left);
         }
         assertEquals(expected, order);
-        assertEquals(1, threads.size(), "every link ran in place on the first link's runner");
+        List<Thread> runners = new ArrayList<>(new LinkedHashSet<>(threads));
+        assertEquals(3, runners.size(), "a runner ends after its 4,096th job; the next one goes on");
+        for (int i = 0; i < links; i++) {
+            assertSame(runners.get(Math.min(i / perRunner, 2)), threads.get(i), "link " + i + " ran in place");
+        }
     }
 
     /** One link: records itself, then spawns the next or completes {@code done}. */
-    private static Void link(int left, List<Integer> order, Set<Thread> threads, CompletableFuture<Integer> done) {
+    private static Void link(int left, List<Integer> order, List<Thread> threads, CompletableFuture<Integer> done) {
         order.add(left);
         threads.add(Thread.currentThread());
         if (left == 1) {

@@ -3,9 +3,7 @@ package io.weft.fiber.sched;
 import io.weft.RawTask;
 import io.weft.internal.Context;
 import io.weft.internal.Task;
-import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
@@ -29,7 +27,8 @@ final class Runner implements Runnable {
      *      the carrier). A job runs right here, without unmounting: a task that never suspends
      *      costs a queue pop and a call. Anything else (a resumed fiber's continuation, or
      *      nothing) is handed to the worker's loop, and the runner parks in the worker's idle pool
-     *      (or ends, when the pool is full or the scheduler stopped).
+     *      (or ends, when the pool is full or the scheduler stopped). After JOBS_PER_RUNNER
+     *      jobs it ends instead, and the worker's loop finds the next work itself (below).
      * Work is taken in the worker's usual order, so a resumed fiber queued before a stream of new
      * tasks runs before them: runners do not starve continuations.
      *
@@ -58,41 +57,42 @@ final class Runner implements Runnable {
      * cancelled on the next look (and a job taken after the close began is cancelled before it
      * starts: `cancelOnStart`).
      *
-     * Eternal loops and the JIT (this loop and Worker's): a runner's run() never returns, so its
-     * frame outlives the compiled code it runs in. When an uncommon trap elsewhere makes that
-     * code not entrant (one runner meets a branch the others never took), every other runner
-     * keeps running the old code, and HotSpot does not re-bind a not-entrant caller's call
-     * sites: calls to methods compiled since go through the compiled-to-interpreted adapter, for
-     * good. Seen in spawn_many_local: forks landed at 0.9, 1.7 or 3.0 ms/op, the slow ones with
+     * Retirement, and the JIT: a runner runs at most JOBS_PER_RUNNER jobs, then ends (its worker's
+     * loop starts a new runner for what comes next). Without an end, run()'s frame would outlive
+     * the compiled code it runs in. When an uncommon trap elsewhere makes that code not entrant
+     * (one runner meets a branch the others never took), every other runner keeps running the
+     * old code, and HotSpot does not re-bind a not-entrant caller's call sites: calls to methods
+     * compiled since go through the compiled-to-interpreted adapter, for good. Seen in
+     * spawn_many_local: forks landed at 0.9, 1.7 or 3.0 ms/op, the slow ones with
      * Worker.nextForRunner interpreted under a compiled Runner.run in 65% of the samples; with
-     * -XX:PerMethodTrapLimit=0 (no traps) every fork ran at 0.9 ms. So the loop calls turn()
-     * through a MethodHandle the JIT cannot fold (a non-final static field): never inlined,
-     * always dispatched to the current code of turn(). One turn runs at most JOBS_PER_TURN jobs
-     * that follow each other in place, then returns: a turn's frame (and whatever code it was
-     * compiled into) is left after at most 64 jobs that return (a job that suspends keeps it, as
-     * it keeps the runner), and the indirect call (invokeBasic, the
-     * method handle's forms, a check) is paid once per 64 jobs instead of per job. That call
-     * was ~7% of a one-worker chain's samples; ChainProbe's link went from 29.4-32.9 to
-     * 26.7-27.9 ns (best of 20, fast JVMs, before/after jars alternating).
+     * -XX:PerMethodTrapLimit=0 (no traps) every fork ran at 0.9 ms. A runner that ends after
+     * 4,096 jobs leaves stale code within about a hundred microseconds of work, and a new
+     * runner starts in the current code; a start (a virtual thread, its binding) costs about a
+     * microsecond, a fraction of a nanosecond per job.
+     *
+     * Why not an eternal loop that calls each batch of jobs through a MethodHandle the JIT cannot
+     * fold (always dispatched to the current code), as runners did before: that call costs a
+     * frame of its own (the method handle's form, 48 bytes and more) between run() and every
+     * parked task, and it kept the batch's frame apart from run()'s. Every frame under a parked
+     * task is copied at each park and resume and kept in its stack chunk: with the handle, the
+     * chunk of a task parked in suspendRaw measured 400-736 bytes (median 544, 24 JVMs); with
+     * the jobs run in run() itself, 384-624 (median 416, 24 JVMs). Measured by reading each
+     * parked fiber's StackChunk (bottom - sp), 10,000 tasks, after 30 cycles; Memory.parked
+     * went from 1,326 to 1,149 bytes per task (3 forks each).
      */
 
     private static final VarHandle CURRENT;
-    /** Runner.turn; not final, so the JIT cannot inline it into run()'s eternal loop (see the notes). */
-    private static MethodHandle turn;
 
     static {
         try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            CURRENT = lookup.findVarHandle(Runner.class, "current", RawTask.class);
-            turn = lookup.findVirtual(
-                    Runner.class, "turn", MethodType.methodType(RawTask.class, Thread.class, RawTask.class));
+            CURRENT = MethodHandles.lookup().findVarHandle(Runner.class, "current", RawTask.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    /** At most this many jobs run in one call of turn (see the notes). */
-    static final int JOBS_PER_TURN = 64;
+    /** A runner runs at most this many jobs, then ends (see the notes). */
+    static final int JOBS_PER_RUNNER = 4_096;
 
     /** Ends an idle runner (the scheduler is stopping). */
     static final RawTask STOP = new RawTask() {
@@ -161,33 +161,11 @@ final class Runner implements Runnable {
             }
             return;
         }
-        RawTask job = takeAssigned();
-        while (job != null) {
-            job = callTurn(self, job);
-        }
-    }
-
-    private RawTask callTurn(Thread self, RawTask job) {
-        try {
-            return (RawTask) turn.invokeExact(this, self, job);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t); // turn() declares no checked exception
-        }
-    }
-
-    /**
-     * Runs {@code job} and the jobs its worker has for this runner after it, at most
-     * JOBS_PER_TURN in all, then returns the next job for this runner: one the worker had queued,
-     * one assigned after a wait in the idle pool, or null if the runner should end.
-     */
-    @SuppressWarnings("unused") // called through `turn`
-    private RawTask turn(Thread self, RawTask job) {
-        // The job runs right here, not in a helper method: a parked task's stack chunk holds every
+        // The jobs run right here, not in a helper method: a parked task's stack chunk holds every
         // frame between run() and the park, and one more frame here cost ~1,000 B per task parked
         // while the code was still cold (FiberIoStressTest's 100k parked: 4,571 vs 3,326 B, 7 and 4 runs)
-        for (int ran = 1; ; ran++) {
+        RawTask job = takeAssigned();
+        for (int left = JOBS_PER_RUNNER - 1; job != null; left--) {
             CURRENT.setRelease(this, job);
             try {
                 if (scheduler.cancelOnStart) {
@@ -206,17 +184,8 @@ final class Runner implements Runnable {
             }
             CURRENT.setRelease(this, (RawTask) null);
             reset(self);
-            RawTask next = scheduler.nextForRunner(this, job);
-            if (next == null) {
-                return awaitAssignment();
-            }
-            if (next == STOP) {
-                return null;
-            }
-            if (ran == JOBS_PER_TURN) {
-                return next;
-            }
-            job = next;
+            RawTask next = scheduler.nextForRunner(this, job, left == 0);
+            job = next == null ? awaitAssignment() : next == STOP ? null : next;
         }
     }
 

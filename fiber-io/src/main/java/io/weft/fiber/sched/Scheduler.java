@@ -565,15 +565,15 @@ public final class Scheduler implements Executor {
     /**
      * Called by a runner fiber whose job {@code done} ended: counts that end, and returns the next
      * job for it to run in place, null once it is in its worker's idle pool, or
-     * {@link Runner#STOP}. Runs pinned: it may fire timers, take the Injector's lock or steal (see
+     * {@link Runner#STOP} (always when the runner {@code retires}: it ends). Runs pinned: it may fire timers, take the Injector's lock or steal (see
      * "No pin on the owner's paths" in the notes).
      */
-    RawTask nextForRunner(Runner runner, RawTask done) {
+    RawTask nextForRunner(Runner runner, RawTask done, boolean retires) {
         Thread self = runner.thread;
         Carriers.pin(self);
         try {
             if (Carriers.currentCarrier() instanceof WorkerThread carrier && carrier.worker.isOf(this)) {
-                return carrier.worker.nextForRunner(runner, done);
+                return carrier.worker.nextForRunner(runner, done, retires);
             }
         } finally {
             Carriers.unpin(self);

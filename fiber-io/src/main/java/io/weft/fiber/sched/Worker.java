@@ -105,8 +105,8 @@ final class Worker implements Runnable {
      * loads, no lock.
      *
      * The loop calls turn() through a MethodHandle the JIT cannot inline: an eternal loop must
-     * not keep running compiled code that was made not entrant (Runner's notes, "Eternal loops
-     * and the JIT"). A turn runs up to TASKS_PER_TURN tasks and returns when it found nothing
+     * not keep running compiled code that was made not entrant (Runner's notes, "Retirement,
+     * and the JIT"; a runner ends after a bounded number of jobs instead). A turn runs up to TASKS_PER_TURN tasks and returns when it found nothing
      * (after spinning or parking, which is also where a spare retires) or when the scheduler
      * stops: the indirect call is paid once per batch, and a turn's frame ends after at most 64
      * tasks that return (a runner's continuation that runs jobs in place keeps it meanwhile).
@@ -166,7 +166,7 @@ final class Worker implements Runnable {
     private static final VarHandle BUSY;
     private static final VarHandle AWAKE_SINCE;
     private static final VarHandle AWAKE_SPINS;
-    /** Worker.turn; not final, so the JIT cannot inline it into run()'s eternal loop (Runner's notes). */
+    /** Worker.turn; not final, so the JIT cannot inline it into run()'s eternal loop (see the notes). */
     private static MethodHandle turn;
 
     static {
@@ -546,9 +546,9 @@ final class Worker implements Runnable {
      * Called by a runner fiber mounted on this worker (pinned) whose job {@code done} ended:
      * counts it, then returns the next job for the runner to run in place, or null after putting
      * it in the idle pool (the worker's loop runs whatever else was found), or {@link Runner#STOP}
-     * if it should end.
+     * if it should end: always when it {@code retires} (the loop then finds the next work itself).
      */
-    RawTask nextForRunner(Runner runner, RawTask done) {
+    RawTask nextForRunner(Runner runner, RawTask done, boolean retires) {
         if (!(done instanceof Task<?> task && task.ranInPlace())) { // a helped task was counted by its helper
             countEnded();
             scheduler.taskEnded();
@@ -557,7 +557,7 @@ final class Worker implements Runnable {
             }
         }
         afterTask();
-        if (scheduler.isStopped()) {
+        if (retires || scheduler.isStopped()) {
             return Runner.STOP;
         }
         Runnable task = findWork();

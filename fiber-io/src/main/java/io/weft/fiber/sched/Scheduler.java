@@ -73,8 +73,8 @@ public final class Scheduler implements Executor {
      * What a closing FiberIo cancels: the jobs on runners (each runner publishes its current
      * job), repeated until the count is zero, and every job taken from a queue after
      * cancelAll(), which is cancelled before it starts (`cancelOnStart`). Runners are registered
-     * in a concurrent set when they start and leave it when they end: rare events (a runner runs
-     * job after job), not per task.
+     * in a concurrent set when they start and leave it when they end: rare events (at most one per
+     * 4,096 jobs a runner runs in place), not per task.
      *
      * execute(task) is called by the JDK with a fiber's continuation, from three places, told
      * apart by the calling thread (plus one special case: a worker thread that is starting or
@@ -565,8 +565,9 @@ public final class Scheduler implements Executor {
     /**
      * Called by a runner fiber whose job {@code done} ended: counts that end, and returns the next
      * job for it to run in place, null once it is in its worker's idle pool, or
-     * {@link Runner#STOP} (always when the runner {@code retires}: it ends). Runs pinned: it may fire timers, take the Injector's lock or steal (see
-     * "No pin on the owner's paths" in the notes).
+     * {@link Runner#STOP} (always when the runner {@code retires}: it ends). Runs pinned: it may
+     * fire timers, take the Injector's lock or steal (see "No pin on the owner's paths" in the
+     * notes).
      */
     RawTask nextForRunner(Runner runner, RawTask done, boolean retires) {
         Thread self = runner.thread;

@@ -106,10 +106,11 @@ final class Worker implements Runnable {
      *
      * The loop calls turn() through a MethodHandle the JIT cannot inline: an eternal loop must
      * not keep running compiled code that was made not entrant (Runner's notes, "Retirement,
-     * and the JIT"; a runner ends after a bounded number of jobs instead). A turn runs up to TASKS_PER_TURN tasks and returns when it found nothing
-     * (after spinning or parking, which is also where a spare retires) or when the scheduler
-     * stops: the indirect call is paid once per batch, and a turn's frame ends after at most 64
-     * tasks that return (a runner's continuation that runs jobs in place keeps it meanwhile).
+     * and the JIT"; a runner ends after a bounded number of jobs instead). A turn runs up to
+     * TASKS_PER_TURN tasks and returns when it found nothing (after spinning or parking, which is
+     * also where a spare retires) or when the scheduler stops: the indirect call is paid once
+     * per batch, and a turn's frame ends after at most 64 tasks that return (a runner's
+     * continuation that runs jobs in place keeps it meanwhile).
      *
      * Parking: see IdleWorkers for the protocol. The park timeout is the Parker's 10 ms, shortened
      * to the next timer's deadline on the real clock. On a virtual clock a worker that finds every
@@ -193,7 +194,7 @@ final class Worker implements Runnable {
     static final int BUDGET = 128;
     static final int MAX_LIFO_POLLS = 3;
 
-    /** At most this many tasks run in one call of turn (see "Eternal loops" in the notes). */
+    /** At most this many tasks run in one call of turn (see the notes). */
     static final int TASKS_PER_TURN = 64;
     /** The local queue's first length; it doubles when full, up to the configured capacity. */
     static final int INITIAL_QUEUE_CAPACITY = 256;

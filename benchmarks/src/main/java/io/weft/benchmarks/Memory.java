@@ -176,8 +176,34 @@ public class Memory {
         Thread[] threads = new Thread[PARKED_TASKS];
         CountDownLatch arrived = new CountDownLatch(PARKED_TASKS);
         long before = measure ? settledUsedHeap() : 0;
-        peers.weft.run(() -> {
-            for (int i = 0; i < PARKED_TASKS; i++) {
+        startParkedFibers(peers.weft, io, tasks, tokens, threads, arrived);
+        awaitParked(arrived, threads);
+        double bytesPerTask = measure ? (settledUsedHeap() - before) / (double) PARKED_TASKS : Double.NaN;
+        for (ParkToken park : tokens) {
+            io.ready(park);
+        }
+        long finished = 0;
+        for (Future<Integer> task : tasks) {
+            finished += task.await();
+        }
+        return new Cycle(bytesPerTask, finished);
+    }
+
+    /**
+     * Starts {@code tokens.length} tasks on {@code io} (through {@code weft}, its binding), each of
+     * which records its token and thread, counts down {@code arrived} and parks in
+     * {@code Io.suspendRaw} until its token is readied; adds them to {@code tasks}, which the caller
+     * made at full capacity. Also StackChunkProbe's fiber peer.
+     */
+    static void startParkedFibers(
+            Io.Binding weft,
+            FiberIo io,
+            List<Future<Integer>> tasks,
+            ParkToken[] tokens,
+            Thread[] threads,
+            CountDownLatch arrived) {
+        weft.run(() -> {
+            for (int i = 0; i < tokens.length; i++) {
                 int index = i;
                 tasks.add(Io.async(() -> {
                     ParkToken park = ParkToken.create();
@@ -189,16 +215,6 @@ public class Memory {
                 }));
             }
         });
-        awaitParked(arrived, threads);
-        double bytesPerTask = measure ? (settledUsedHeap() - before) / (double) PARKED_TASKS : Double.NaN;
-        for (ParkToken park : tokens) {
-            io.ready(park);
-        }
-        long finished = 0;
-        for (Future<Integer> task : tasks) {
-            finished += task.await();
-        }
-        return new Cycle(bytesPerTask, finished);
     }
 
     private Cycle parkVirtualThreads(boolean measure) {

@@ -112,19 +112,7 @@ public final class StackChunkProbe {
         CountDownLatch arrived = new CountDownLatch(count);
         List<Future<Integer>> tasks = new ArrayList<>(count);
         Map<String, long[]> before = last ? classHistogram() : null;
-        Io.with(io).run(() -> {
-            for (int i = 0; i < count; i++) {
-                int index = i;
-                tasks.add(Io.async(() -> {
-                    ParkToken park = ParkToken.create();
-                    tokens[index] = park;
-                    threads[index] = Thread.currentThread();
-                    arrived.countDown();
-                    io.suspendRaw(park);
-                    return 1;
-                }));
-            }
-        });
+        Memory.startParkedFibers(Io.with(io), io, tasks, tokens, threads, arrived);
         report("fiber", cycle, threads, arrived, before);
         for (ParkToken park : tokens) {
             io.ready(park);

@@ -278,7 +278,7 @@ public class Memory {
     }
 
     /** Returns once every task has counted down {@code arrived} and its thread is parked. */
-    private static void awaitParked(CountDownLatch arrived, Thread[] threads) {
+    static void awaitParked(CountDownLatch arrived, Thread[] threads) {
         try {
             arrived.await();
         } catch (InterruptedException e) {

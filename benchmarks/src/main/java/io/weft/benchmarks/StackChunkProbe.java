@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.locks.LockSupport;
@@ -153,12 +154,7 @@ public final class StackChunkProbe {
     private static void report(
             String peer, int cycle, Thread[] threads, CountDownLatch arrived, Map<String, long[]> before)
             throws Exception {
-        arrived.await();
-        for (Thread thread : threads) {
-            while (thread.getState() != Thread.State.WAITING) {
-                Thread.yield(); // a few instructions from its park
-            }
-        }
+        Memory.awaitParked(arrived, threads);
         Map<Long, Integer> usedBytes = new HashMap<>();
         long total = 0;
         for (Thread thread : threads) {
@@ -168,7 +164,7 @@ public final class StackChunkProbe {
         }
         System.out.printf(
                 "%s cycle %d: chunk bytes used per task, mean %.1f; bytes=tasks %s%n",
-                peer, cycle, total / (double) threads.length, new java.util.TreeMap<>(usedBytes));
+                peer, cycle, total / (double) threads.length, new TreeMap<>(usedBytes));
         if (before != null) {
             printDifference(peer, before, classHistogram(), threads.length);
         }

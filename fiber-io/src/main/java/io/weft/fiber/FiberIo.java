@@ -54,8 +54,11 @@ import java.util.concurrent.locks.LockSupport;
  *       is not a fiber: it runs on the JDK's default scheduler, as it would outside Weft, and
  *       closing the FiberIo neither waits for it nor affects it. (A virtual thread would
  *       otherwise inherit the scheduler of the virtual thread that builds it; FiberIo moves such
- *       threads to the default scheduler at their start.) The same holds for the JDK's own
- *       socket-poller threads, whichever thread first needs them.
+ *       threads to the default scheduler at their start.) The JDK's own socket-poller threads,
+ *       when one of this FiberIo's fibers started them, run on its workers while it is open and
+ *       has a stall watch (a wake-up from a socket is then a push to a worker's queue), on the
+ *       default scheduler whenever the workers leave them queued for a stall threshold, and
+ *       there for good once it closes.
  *   <li>The clock is real by default. With {@link Builder#virtualClock()} it is virtual: time
  *       advances only when no fiber can run, jumping to the earliest timer. With one worker as
  *       well, a program's interleaving and output are the same on every run;
@@ -545,6 +548,16 @@ public final class FiberIo implements Io, AutoCloseable {
     /** Drops a terminated executor. */
     void forget(FiberExecutor executor) {
         executors.remove(executor);
+    }
+
+    /** How many of the JDK's socket sub-poller threads this FiberIo runs (tests; see ARCHITECTURE.md). */
+    int hostedPollers() {
+        return scheduler.hostedPollers();
+    }
+
+    /** How many queued runs of hosted sub-pollers the stall watch handed to the default scheduler (tests). */
+    long pollerRescues() {
+        return scheduler.pollerRescues();
     }
 
     /** Whether close() has begun: no new tasks are accepted. */

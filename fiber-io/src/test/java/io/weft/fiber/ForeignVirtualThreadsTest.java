@@ -25,8 +25,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Virtual threads that are not fibers: the JDK's socket pollers and the threads user code starts
- * inside a task run on the JDK's default scheduler, and closing a FiberIo never strands them.
+ * Virtual threads that are not fibers: the threads user code starts inside a task run on the
+ * JDK's default scheduler; the JDK's socket pollers run on the FiberIo that started them only
+ * while it can run them promptly; closing a FiberIo never strands either.
  */
 class ForeignVirtualThreadsTest {
 
@@ -144,7 +145,14 @@ class ForeignVirtualThreadsTest {
     // ---------------------------------------------------------------- socket pollers (fresh JVMs)
 
     @ParameterizedTest
-    @ValueSource(strings = {"fiber-then-plain", "cycles-fiber-first", "cycles-plain-first", "plain-under-cpu-load"})
+    @ValueSource(
+            strings = {
+                "fiber-then-plain",
+                "unwatched-fiber-then-plain",
+                "cycles-fiber-first",
+                "cycles-plain-first",
+                "plain-under-cpu-load"
+            })
     void socketIoOnPlainVirtualThreadsIsUnaffectedByFiberIos(String scenario) throws Exception {
         ChildJvm.Result child = ChildJvm.run(true, 50, SocketScenarios.class, scenario);
         assertEquals(0, child.exitCode(), child.output());

@@ -2,6 +2,7 @@ package io.weft.fiber;
 
 import io.weft.Future;
 import io.weft.Io;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -26,19 +27,28 @@ final class SocketScenarios {
         try (EchoServer server = new EchoServer()) {
             switch (args[0]) {
                 case "fiber-then-plain" -> {
-                    fiberIoDoesSocketIo(server, 1);
+                    FiberIo closed = fiberIoDoesSocketIo(server, 1, FiberIo.builder());
+                    check(closed.hostedPollers() > 0, "the FiberIo that started the pollers ran them");
+                    plainVirtualThreadsDoSocketIo(server, 1);
+                }
+                case "unwatched-fiber-then-plain" -> {
+                    // No stall watch (threshold 0): nothing could rescue a poller's queued run, so
+                    // the pollers are handed to the default scheduler at their start.
+                    FiberIo closed =
+                            fiberIoDoesSocketIo(server, 1, FiberIo.builder().stallThreshold(Duration.ZERO));
+                    check(closed.hostedPollers() == 0, "an unwatched FiberIo hosted " + closed.hostedPollers());
                     plainVirtualThreadsDoSocketIo(server, 1);
                 }
                 case "cycles-fiber-first" -> {
                     for (int cycle = 0; cycle < 10; cycle++) {
-                        fiberIoDoesSocketIo(server, 4);
+                        fiberIoDoesSocketIo(server, 4, FiberIo.builder());
                         plainVirtualThreadsDoSocketIo(server, 4);
                     }
                 }
                 case "cycles-plain-first" -> {
                     for (int cycle = 0; cycle < 10; cycle++) {
                         plainVirtualThreadsDoSocketIo(server, 4);
-                        fiberIoDoesSocketIo(server, 4);
+                        fiberIoDoesSocketIo(server, 4, FiberIo.builder());
                     }
                 }
                 case "plain-under-cpu-load" -> plainSocketIoWhileEveryWorkerComputes(server);
@@ -52,9 +62,12 @@ final class SocketScenarios {
         System.exit(0);
     }
 
-    /** A FiberIo whose tasks each make REQUESTS round trips, then closes (which must not fail). */
-    private static void fiberIoDoesSocketIo(EchoServer server, int connections) {
-        try (FiberIo io = FiberIo.builder().workers(2).build()) {
+    /**
+     * A FiberIo built by {@code builder} whose tasks each make REQUESTS round trips, then closes
+     * (which must not fail); returns it, closed.
+     */
+    private static FiberIo fiberIoDoesSocketIo(EchoServer server, int connections, FiberIo.Builder builder) {
+        try (FiberIo io = builder.workers(2).build()) {
             int sum = io.call(() -> {
                 List<Future<Integer>> clients = new ArrayList<>();
                 for (int i = 0; i < connections; i++) {
@@ -67,6 +80,7 @@ final class SocketScenarios {
                 return total;
             });
             check(sum == connections * EchoServer.expectedSum(REQUESTS), "fibers echoed " + sum);
+            return io;
         }
     }
 
@@ -127,6 +141,10 @@ final class SocketScenarios {
             for (Future<Long> hog : hogs) {
                 check(hog.await() > 0, "a computing task");
             }
+            // The pollers started on this FiberIo's fiber, and their runs queued behind the
+            // computing tasks reached the plain threads only through the stall watch's rescue.
+            check(io.hostedPollers() > 0, "the FiberIo hosted the pollers");
+            check(io.pollerRescues() > 0, "no poller run was rescued from the busy workers");
         }
     }
 

@@ -46,7 +46,8 @@ public final class Carriers {
      * its (final) scheduler field before its first run, and its first run is submitted there;
      * every later submission reads that field, so it goes to the default scheduler directly: the
      * thread is a default-scheduler virtual thread in every respect (file-I/O compensation
-     * included) and never touches the FiberIo again. The write happens-before the thread's first
+     * included) and never touches the FiberIo again. (The JDK's socket sub-pollers get a
+     * HostedPoller instead, when the scheduler has a stall watch: see there.) The write happens-before the thread's first
      * run (the ForkJoinPool's submission orders it), and any thread that later submits it has
      * first read a state (PARKED, BLOCKED...) written after that run.
      *
@@ -352,11 +353,41 @@ public final class Carriers {
      * there. Every later submission reads the field, so the thread never comes back here.
      */
     static void moveToDefaultScheduler(Thread thread, Runnable continuation) {
+        setScheduler(thread, DEFAULT_SCHEDULER);
+        DEFAULT_SCHEDULER.execute(continuation);
+    }
+
+    /**
+     * Writes {@code scheduler} into the virtual thread {@code thread}'s scheduler field: its next
+     * submission (its first run, an unpark, a yield) goes there. Only for a thread that is not
+     * running; see the notes for when the write is ordered before the thread's next run.
+     */
+    static void setScheduler(Thread thread, Executor scheduler) {
         try {
-            SCHEDULER.set(thread, DEFAULT_SCHEDULER);
+            SCHEDULER.set(thread, scheduler);
         } catch (IllegalAccessException e) {
-            throw new IllegalStateException("could not move " + thread + " to the default scheduler", e);
+            throw new IllegalStateException("could not give " + thread + " the scheduler " + scheduler, e);
         }
+    }
+
+    /**
+     * Returns the scheduler of the virtual thread whose continuation {@code continuation} is, or
+     * null if it is not a virtual thread's continuation.
+     */
+    static Executor schedulerOf(Runnable continuation) {
+        if (continuation.getClass() != CONTINUATION_CLASS) {
+            return null;
+        }
+        Thread thread = (Thread) CONTINUATION_THREAD.get(continuation);
+        try {
+            return (Executor) SCHEDULER.get(thread);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException("could not read the scheduler of " + continuation, e);
+        }
+    }
+
+    /** Submits {@code continuation} to the JDK's default scheduler, its thread's field unchanged. */
+    static void runOnDefaultScheduler(Runnable continuation) {
         DEFAULT_SCHEDULER.execute(continuation);
     }
 

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -104,7 +105,9 @@ public final class Scheduler implements Executor {
      * it runs (Carriers, "Virtual threads that are not fibers"); that check comes before the
      * `stopped` one, so a thread started after close is moved too, never dropped. Runner fibers
      * are started through startRunner, which marks them (Carriers.markStarting): that is how
-     * they are told apart.
+     * they are told apart. The JDK's socket sub-pollers are the exception while the stall watch
+     * runs: they stay, under a HostedPoller of their own, which places each of their runs
+     * (here, or on the default scheduler; see HostedPoller).
      *
      * Failures: an exception from firing timers or from maintenance (a readied thread whose own
      * scheduler throws) goes to the worker's uncaught-exception handler; it never ends a worker
@@ -140,6 +143,14 @@ public final class Scheduler implements Executor {
     private boolean watching;
     /** The stall watch's thread, or null; stop() wakes and joins it. */
     private volatile Thread watch;
+    /** Whether the JDK's socket sub-pollers may run here: the stall watch runs (HostedPoller). */
+    private volatile boolean hostsPollers;
+    /** Whether hosted sub-pollers run on the default scheduler for now (HostedPoller, lookAtPollers). */
+    private volatile boolean pollersEvicted;
+    /** The JDK's sub-poller threads started from this scheduler's fibers. */
+    private final List<HostedPoller> hostedPollers = new CopyOnWriteArrayList<>();
+    /** Runs of hosted sub-pollers the stall watch handed to the default scheduler. */
+    private final AtomicLong pollerRescues = new AtomicLong();
     /** Spares started since the scheduler was built (for metrics). */
     private final AtomicLong sparesStarted = new AtomicLong();
 
@@ -365,6 +376,7 @@ public final class Scheduler implements Executor {
             return;
         }
         watching = true;
+        hostsPollers = true; // the watch rescues their queued runs (HostedPoller)
         Thread thread = new Thread(null, new StallWatch(this, threshold.toNanos()), name + "-stall-watch", 0, false);
         thread.setDaemon(true);
         watch = thread;
@@ -375,9 +387,24 @@ public final class Scheduler implements Executor {
     public void execute(Runnable task) {
         Thread foreign = Carriers.foreignStart(task);
         if (foreign != null) {
-            Carriers.moveToDefaultScheduler(foreign, task);
+            if (hostsPollers && !stopped && HostedPoller.isJdkSubPoller(foreign)) {
+                HostedPoller poller = new HostedPoller(this, foreign, task);
+                hostedPollers.add(poller);
+                Carriers.setScheduler(foreign, poller); // before its first run, as a move would
+                poller.execute(task);
+            } else {
+                Carriers.moveToDefaultScheduler(foreign, task);
+            }
             return;
         }
+        dispatch(task);
+    }
+
+    /**
+     * Queues {@code task}, a continuation that runs here (a fiber's, or a hosted sub-poller's
+     * run), where the submitting thread says (see the notes); after stop, see afterStop.
+     */
+    void dispatch(Runnable task) {
         Thread current = Thread.currentThread();
         if (current instanceof WorkerThread thread && thread.worker.isOf(this)) {
             Worker worker = thread.worker;
@@ -489,6 +516,10 @@ public final class Scheduler implements Executor {
      * plain Runnable) is rejected.
      */
     private void afterStop(Runnable task) {
+        if (Carriers.schedulerOf(task) instanceof HostedPoller poller) {
+            Carriers.moveToDefaultScheduler(poller.thread, task); // the JDK's poller: not a fiber, not counted
+            return;
+        }
         Thread resumed = Carriers.resumption(task);
         if (resumed != null) {
             handedOver.incrementAndGet();
@@ -752,6 +783,8 @@ public final class Scheduler implements Executor {
                 abandoned.incrementAndGet(); // counted as ended, too
                 taskEnded();
             }
+        } else if (Carriers.schedulerOf(task) instanceof HostedPoller poller) {
+            Carriers.moveToDefaultScheduler(poller.thread, task); // the JDK's poller (HostedPoller)
         } else if (Carriers.resumption(task) instanceof Thread resumed) {
             handedOver.incrementAndGet(); // a fiber's continuation: it goes on, on the default scheduler
             Carriers.moveToDefaultScheduler(resumed, task);
@@ -811,6 +844,48 @@ public final class Scheduler implements Executor {
 
     boolean isStopped() {
         return stopped;
+    }
+
+    /** Whether hosted sub-pollers run on the default scheduler for now (see HostedPoller). */
+    boolean pollersEvicted() {
+        return pollersEvicted;
+    }
+
+    /**
+     * The stall watch's look at the hosted sub-pollers (HostedPoller, "Why not simply adopt
+     * them"): a run queued here, unmoved, for {@code thresholdNanos} is handed to the default
+     * scheduler and the pollers are evicted; a look that finds a worker parked ({@code
+     * anyParked}: the workers have time) lets them back.
+     */
+    void lookAtPollers(long now, long thresholdNanos, boolean anyParked) {
+        if (anyParked) {
+            pollersEvicted = false;
+        }
+        for (HostedPoller poller : hostedPollers) {
+            boolean queued = poller.onHost && Carriers.wayBack(poller.thread) == Carriers.ON_ITS_WAY_BACK;
+            long sent = poller.sent();
+            if (!queued) {
+                poller.queuedSince = -1;
+            } else if (poller.queuedSince < 0 || sent != poller.seenSent) {
+                poller.queuedSince = now; // queued by a newer run: time it from here
+                poller.seenSent = sent;
+            } else if (now - poller.queuedSince >= thresholdNanos) {
+                pollersEvicted = true;
+                pollerRescues.incrementAndGet();
+                poller.queuedSince = -1;
+                Carriers.runOnDefaultScheduler(poller.continuation); // the queued copy will find it run
+            }
+        }
+    }
+
+    /** Returns how many of the JDK's socket sub-pollers this scheduler hosts (see HostedPoller). */
+    public int hostedPollers() {
+        return hostedPollers.size();
+    }
+
+    /** Returns how many queued runs of hosted sub-pollers the stall watch handed to the default scheduler. */
+    public long pollerRescues() {
+        return pollerRescues.get();
     }
 
     boolean clockIsVirtual() {

@@ -55,6 +55,10 @@ final class StallWatch implements Runnable {
      * takes IdleWorkers' lock once per worker, to read its parked bit).
      * Virtual clocks get no watch: their runs must not depend on real time.
      *
+     * Each look also times the JDK's socket sub-pollers this scheduler hosts, and hands a run of
+     * one that sat queued for a threshold to the default scheduler (Scheduler.lookAtPollers,
+     * HostedPoller): a scheduler hosts them only while a watch runs.
+     *
      * Park clock: a watch whose period is at most ParkClock.KEEPER_PERIOD_NANOS (the default 2 ms
      * threshold looks every 1 ms) also keeps ParkClock's tick fresh, one write per look when the
      * tick changed, so a fiber's park stamps its token without reading the clock. It registers
@@ -179,6 +183,7 @@ final class StallWatch implements Runnable {
             }
         }
         boolean starved = stuck == active && active > 0 && (!scheduler.injector.isEmpty() || scheduler.timerDue());
+        scheduler.lookAtPollers(now, thresholdNanos, anyParked); // the JDK's sub-pollers (HostedPoller)
         // A parked worker means the queued work will be found the usual way: a worker parks only
         // after finding every queue empty, and a push wakes a parked worker when nobody searches.
         if (anyParked) {

@@ -1,0 +1,139 @@
+package io.weft.fiber.sched;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.Executor;
+
+/**
+ * The scheduler of one of the JDK's socket sub-poller threads while a FiberIo runs it: each of
+ * the thread's runs goes to that FiberIo's workers while it is open and responsive, else to the
+ * JDK's default scheduler. Written into the thread's scheduler field before its first run
+ * ({@link Scheduler#execute}); the stall watch rescues a run that waited too long
+ * ({@link Scheduler#lookAtPollers}).
+ */
+final class HostedPoller implements Executor {
+    /*
+     * Implementation notes.
+     *
+     * Why host them. The JDK polls sockets for virtual threads with a few "sub-poller" virtual
+     * threads (sun.nio.ch.Poller, VTHREAD_POLLERS, the default on Linux): a platform master
+     * poller unparks a sub-poller when its epoll set has events; the sub-poller polls without
+     * blocking, unparks the virtual threads whose sockets are ready, and yields between polls
+     * while events keep coming. They start lazily, from the first virtual thread that blocks on a
+     * socket, and inherit its scheduler. On the default scheduler they share its carriers with
+     * the threads they wake: a wake-up is a local push. Handed back to the default scheduler from
+     * a FiberIo (as every foreign virtual thread is), they ran on two more carriers that competed
+     * with the workers for the cores, and every wake-up of a fiber crossed from a ForkJoinPool
+     * carrier to the FiberIo's shared queue and a parked worker: EchoServer.echo, 64
+     * connections, measured 69,600 requests/s against virtual threads' 125,300; hosted, 116,600
+     * (3 forks each, 2026-11-29).
+     *
+     * Why not simply adopt them. They are the JVM's pollers, not the FiberIo's: every virtual
+     * thread's socket I/O waits on them. A FiberIo whose workers are all inside long computations
+     * would stall every other virtual thread's I/O in the JVM, and a closed one would strand them
+     * (the bug that made FiberIo hand them back). So each run is placed anew:
+     *   - while the host is open and not evicted, a run goes to the host's workers (dispatch: from
+     *     a worker, after a yield, to that worker's queue; from the master poller, a platform
+     *     thread, to the shared queue, waking a parked worker);
+     *   - after the host stopped, the thread moves to the default scheduler for good (its field
+     *     rewritten); a run queued on the host when it stops goes there too (Scheduler.discard),
+     *     and so does one that raced the stop (Scheduler.afterStop);
+     *   - a run that sat queued on the host for a stall threshold is rescued: the stall watch
+     *     submits the same continuation to the default scheduler and evicts the host's pollers
+     *     (every run goes to the default scheduler) until a look finds a worker of the host
+     *     parked, that is, idle. The copy left in the host's queue is harmless: a virtual
+     *     thread's run starts with a compare-and-set from a runnable state to RUNNING, so of two
+     *     submissions of one runnable period exactly one runs the thread, and the other finds it
+     *     running (or parked again) and returns. The JDK relies on the same when a stack-trace
+     *     request resubmits a readied thread.
+     * Hosting needs the stall watch (a real clock and a non-zero stall threshold): with no watch,
+     * nothing would rescue a queued run, so such a FiberIo hands the pollers back as before. Only
+     * the FiberIo whose fiber started the pollers hosts them; after it closes they stay on the
+     * default scheduler.
+     *
+     * Which threads: a foreign virtual thread whose start was submitted by Poller$Pollers.start
+     * on this very thread (seen on the stack), and named "SubPoller-" (the stack walk runs only
+     * for such names). JDK coupling: the class and the name are JDK 25's; on a JDK that differs,
+     * nothing is hosted and the pollers are handed back.
+     *
+     * `sent` and `onHost` are written by whoever submits the thread (the master poller, a worker
+     * after a yield): the JDK submits a thread once per runnable period, so the writers take
+     * turns; the watch reads them. A lost increment (a stack-trace request's duplicate at the same
+     * moment) only delays a rescue by one look.
+     *
+     * Cost: per run of a sub-poller, two volatile reads, a volatile increment and a write; nothing
+     * on any fiber's path. Per foreign virtual-thread start, a name check.
+     */
+
+    private static final VarHandle SENT;
+
+    static {
+        try {
+            SENT = MethodHandles.lookup().findVarHandle(HostedPoller.class, "sent", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The JDK's name prefix for its sub-poller threads. */
+    private static final String NAME_PREFIX = "SubPoller-";
+    /** The JDK class whose start method starts the sub-pollers. */
+    private static final String STARTER = "sun.nio.ch.Poller$Pollers";
+
+    final Scheduler host;
+    final Thread thread;
+    /** The thread's continuation (the same Runnable at every submission), for a rescue. */
+    final Runnable continuation;
+
+    /** Runs sent to the host so far. */
+    @SuppressWarnings("unused") // through SENT
+    private volatile long sent;
+    /** Whether the last run went to the host (else to the default scheduler). */
+    volatile boolean onHost;
+
+    // Read and written by the stall watch only.
+    /** `sent` when the watch last found the thread queued on the host, and since when (or -1). */
+    long seenSent;
+
+    long queuedSince = -1;
+
+    HostedPoller(Scheduler host, Thread thread, Runnable continuation) {
+        this.host = host;
+        this.thread = thread;
+        this.continuation = continuation;
+    }
+
+    /** Whether {@code thread}, a foreign virtual thread being started on this thread, is one of the JDK's sub-pollers. */
+    static boolean isJdkSubPoller(Thread thread) {
+        return thread.getName().startsWith(NAME_PREFIX)
+                && StackWalker.getInstance()
+                        .walk(frames ->
+                                frames.anyMatch(frame -> frame.getClassName().equals(STARTER)));
+    }
+
+    /** Runs sent to the host so far. */
+    long sent() {
+        return (long) SENT.getVolatile(this);
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        if (!host.isStopped() && !host.pollersEvicted()) {
+            onHost = true;
+            SENT.getAndAdd(this, 1L);
+            host.dispatch(task); // a stop in between: dispatch hands it on (afterStop)
+            return;
+        }
+        onHost = false;
+        if (host.isStopped()) {
+            Carriers.moveToDefaultScheduler(thread, task); // for good
+        } else {
+            Carriers.runOnDefaultScheduler(task);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "HostedPoller[" + thread.getName() + " on " + host + "]";
+    }
+}

@@ -1106,6 +1106,16 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         return (state & HELPED) != 0;
     }
 
+    /**
+     * Whether this task's queued entry has nothing to run, in one read of the state: an awaiter
+     * ran it in place ({@link #ranInPlace}), or it was cancelled before it started (done; the Io
+     * that meets the entry counts its end instead of starting a thread to find it done).
+     */
+    public boolean nothingToRun() {
+        long s = state;
+        return (s & HELPED) != 0 || ((s & LIFECYCLE) == CANCELLED && (s & STARTED) == 0);
+    }
+
     /** Whether this task was cancelled while it ran (for diagnostics and tests). */
     public boolean isCancelRequested() {
         return (state & CANCEL_REQUESTED) != 0;

@@ -422,6 +422,37 @@ class TasksBeforeThreadsTest {
     }
 
     /**
+     * A task cancelled before it starts is ended where a worker meets its queued entry: counted
+     * once (live tasks back to zero, each cancel counted once), and no runner is woken or started
+     * to find it done (before, each entry was handed to a runner: a poll each).
+     */
+    @Test
+    void tasksCancelledBeforeTheyStartEndWithoutARunner() {
+        try (FiberIo io =
+                FiberIo.builder().workers(1).stallThreshold(Duration.ZERO).build()) {
+            FiberMetrics before = io.metrics();
+            int cancelled = io.call(() -> {
+                List<Future<Integer>> children = new ArrayList<>();
+                for (int i = 0; i < 100; i++) {
+                    children.add(Io.async(() -> 1));
+                }
+                int count = 0;
+                for (Future<Integer> child : children) {
+                    count += child.cancel() ? 1 : 0; // the only worker runs this task: none started
+                }
+                return count;
+            });
+            assertEquals(100, cancelled);
+            await().until(() -> io.liveTasks() == 0); // a second count of an end would go below zero
+            FiberMetrics after = io.metrics();
+            assertEquals(100, after.cancelled() - before.cancelled(), "each cancelled task counted once");
+            long polls =
+                    after.workers().get(0).polls() - before.workers().get(0).polls();
+            assertTrue(polls < 100, "a cancelled task was handed to a runner: " + polls + " polls");
+        }
+    }
+
+    /**
      * Tasks still queued when close begins are cancelled before they start: their bodies never run.
      * (No spare workers here: one would run the tasks queued behind the spinner.)
      */

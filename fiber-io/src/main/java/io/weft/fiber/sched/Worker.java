@@ -49,6 +49,11 @@ final class Worker implements Runnable {
      *                        + one mount; a new runner (pool empty) adds a virtual thread (~ 200 B
      *                        + its stack chunk), its registration in the JDK's thread container
      *                        and in the scheduler's runner set
+     *   a queued entry with  1 volatile read of the task's state (Task.nothingToRun), for every
+     *   nothing to run       job taken; an entry an awaiter ran in place is dropped, one of a task
+     *                        cancelled before it started has its end counted right here (2
+     *                        release stores): neither gets a runner (before, a cancelled one was
+     *                        handed to a runner, mounting an idle one when the loop took it)
      *
      * Finding work, in order (DESIGN §5):
      *   0. every `injectorInterval` tasks, a fair-share batch from the Injector first (fairness
@@ -470,8 +475,15 @@ final class Worker implements Runnable {
     /** Returns the next task (searching bookkeeping included), or null if there is none anywhere. */
     private Runnable findWork() {
         Runnable task = nextTask();
-        while (task instanceof Task<?> helped && helped.ranInPlace()) {
-            task = nextTask(); // an awaiter ran it in place and counted its end: its entry has nothing left to do
+        while (task instanceof Task<?> queued && queued.nothingToRun()) {
+            // An awaiter ran it in place and counted its end; or it was cancelled before it started,
+            // and its end is counted here, as a runner would after finding it done (no runner mounts)
+            if (!queued.ranInPlace()) {
+                countEnded();
+                scheduler.taskEnded();
+                cancelledJobs++;
+            }
+            task = nextTask();
         }
         if (task != null && searching) {
             searching = false;

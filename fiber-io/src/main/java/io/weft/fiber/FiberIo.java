@@ -56,7 +56,8 @@ import java.util.concurrent.locks.LockSupport;
  *       otherwise inherit the scheduler of the virtual thread that builds it; FiberIo moves such
  *       threads to the default scheduler at their start.) The JDK's own socket-poller threads,
  *       when one of this FiberIo's fibers started them, run on its workers while it is open and
- *       has a stall watch (a wake-up from a socket is then a push to a worker's queue), on the
+ *       has a stall watch of at most 10 ms ({@link Builder#stallThreshold}; a wake-up from a
+ *       socket is then a push to a worker's queue), on the
  *       default scheduler whenever the workers leave them queued for a stall threshold, and
  *       there for good once it closes.
  *   <li>The clock is real by default. With {@link Builder#virtualClock()} it is virtual: time
@@ -231,6 +232,12 @@ public final class FiberIo implements Io, AutoCloseable {
          * the cores); on Linux the kernel's thread state tells the two apart, elsewhere CPU time. Spares are extra carrier threads (at most 64 carriers in all) that retire after
          * 20 ms idle; {@link FiberIo#metrics()} counts them. A virtual clock never starts spares:
          * its runs must not depend on real time. {@link Io#blocking} avoids the stall altogether.
+         *
+         * <p>The same watch lets this FiberIo run the JDK's socket-poller threads when one of its
+         * fibers started them (see the class notes): with a threshold of zero or over 10 ms it
+         * leaves them on the JDK's default scheduler, since a poller run left queued behind busy
+         * workers is handed back only after a threshold, and every virtual thread's socket I/O in
+         * the JVM waits for it meanwhile.
          *
          * @param threshold zero (off) or a positive duration of at most an hour
          * @return this builder
@@ -550,9 +557,14 @@ public final class FiberIo implements Io, AutoCloseable {
         executors.remove(executor);
     }
 
-    /** How many of the JDK's socket sub-poller threads this FiberIo runs (tests; see ARCHITECTURE.md). */
-    int hostedPollers() {
+    /** How many of the JDK's socket sub-poller threads this FiberIo has run (tests; see ARCHITECTURE.md). */
+    long hostedPollers() {
         return scheduler.hostedPollers();
+    }
+
+    /** The scheduler (tests: whether a closed FiberIo's scheduler stays reachable). */
+    Object schedulerForTests() {
+        return scheduler;
     }
 
     /** How many queued runs of hosted sub-pollers the stall watch handed to the default scheduler (tests). */

@@ -19,7 +19,8 @@ import java.util.List;
  * @param liveTasks tasks spawned and not ended
  * @param completed tasks that ended (with a value, a failure or a cancellation)
  * @param cancelled tasks that ended cancelled, as the workers that ran them saw it (tasks run in
- *     place by an awaiter are counted by {@code completed} only)
+ *     place by an awaiter are counted by {@code completed} only), those cancelled before they
+ *     started included (counted when a worker meets their queued entry)
  * @param injectorDepth tasks waiting in the shared queue (submissions from outside the workers)
  * @param timersArmed timers armed and not yet fired or cancelled
  * @param sparesStarted spare workers started because a worker stayed inside one task with work
@@ -42,7 +43,8 @@ public record FiberMetrics(
      *
      * @param index the worker's number (its carrier thread is {@code <io>-worker-<index>})
      * @param polls tasks run: a fiber resumed, or a task run to its end on a runner fiber (a task
-     *     an awaiter ran in place is part of the awaiter's poll)
+     *     an awaiter ran in place is part of the awaiter's poll; a task cancelled before it
+     *     started is not run), and runs of the JDK's socket pollers this FiberIo hosts
      * @param lifoHits tasks taken from the LIFO slot (the task a fiber on this worker just spawned
      *     or woke)
      * @param steals times it took work from another worker's queue

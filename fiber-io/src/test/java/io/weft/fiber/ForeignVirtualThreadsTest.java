@@ -149,6 +149,7 @@ class ForeignVirtualThreadsTest {
             strings = {
                 "fiber-then-plain",
                 "unwatched-fiber-then-plain",
+                "closed-host-is-collected",
                 "cycles-fiber-first",
                 "cycles-plain-first",
                 "plain-under-cpu-load"

@@ -1,7 +1,10 @@
 package io.weft.fiber;
 
+import static org.awaitility.Awaitility.await;
+
 import io.weft.Future;
 import io.weft.Io;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +33,17 @@ final class SocketScenarios {
                     FiberIo closed = fiberIoDoesSocketIo(server, 1, FiberIo.builder());
                     check(closed.hostedPollers() > 0, "the FiberIo that started the pollers ran them");
                     plainVirtualThreadsDoSocketIo(server, 1);
+                }
+                case "closed-host-is-collected" -> {
+                    // The pollers it hosted no longer lead to its scheduler once it is closed (the
+                    // write pollers, never used here, stay parked for good)
+                    WeakReference<Object> closed = new WeakReference<>(
+                            fiberIoDoesSocketIo(server, 1, FiberIo.builder()).schedulerForTests());
+                    plainVirtualThreadsDoSocketIo(server, 1);
+                    await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> {
+                        System.gc();
+                        return closed.get() == null;
+                    });
                 }
                 case "unwatched-fiber-then-plain" -> {
                     // No stall watch (threshold 0): nothing could rescue a poller's queued run, so

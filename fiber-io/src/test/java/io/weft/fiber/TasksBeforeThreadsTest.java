@@ -443,9 +443,14 @@ class TasksBeforeThreadsTest {
                 return count;
             });
             assertEquals(100, cancelled);
-            await().until(() -> io.liveTasks() == 0); // a second count of an end would go below zero
+            await().until(() -> io.liveTasks() == 0);
             FiberMetrics after = io.metrics();
             assertEquals(100, after.cancelled() - before.cancelled(), "each cancelled task counted once");
+            // liveTasks() stops at zero: a second count of an end shows here
+            assertEquals(
+                    after.spawned() - before.spawned(),
+                    after.completed() - before.completed(),
+                    "every end counted once");
             long polls =
                     after.workers().get(0).polls() - before.workers().get(0).polls();
             assertTrue(polls < 100, "a cancelled task was handed to a runner: " + polls + " polls");

@@ -386,6 +386,16 @@ public final class Carriers {
         }
     }
 
+    /** Returns the JDK's default scheduler of virtual threads. */
+    static Executor defaultScheduler() {
+        return DEFAULT_SCHEDULER;
+    }
+
+    /** Returns the virtual thread whose continuation {@code continuation} is, or null if it is not one. */
+    static Thread threadOf(Runnable continuation) {
+        return continuation.getClass() == CONTINUATION_CLASS ? (Thread) CONTINUATION_THREAD.get(continuation) : null;
+    }
+
     /** Submits {@code continuation} to the JDK's default scheduler, its thread's field unchanged. */
     static void runOnDefaultScheduler(Runnable continuation) {
         DEFAULT_SCHEDULER.execute(continuation);

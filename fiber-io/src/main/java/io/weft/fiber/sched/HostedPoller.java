@@ -46,8 +46,10 @@ final class HostedPoller implements Executor {
      *     submissions of one runnable period exactly one runs the thread, and the other finds it
      *     running (or parked again) and returns. The JDK relies on the same when a stack-trace
      *     request resubmits a readied thread.
-     * Hosting needs the stall watch (a real clock and a non-zero stall threshold): with no watch,
-     * nothing would rescue a queued run, so such a FiberIo hands the pollers back as before. Only
+     * Hosting needs the stall watch (a real clock and a stall threshold from zero to
+     * MAX_THRESHOLD_NANOS, 10 ms): with no watch nothing would rescue a queued run, and with a
+     * longer threshold the rescue would come too late, so such a FiberIo hands the pollers back
+     * as before. Only
      * the FiberIo whose fiber started the pollers hosts them; after it closes they stay on the
      * default scheduler.
      *
@@ -57,9 +59,13 @@ final class HostedPoller implements Executor {
      * nothing is hosted and the pollers are handed back.
      *
      * `sent` and `onHost` are written by whoever submits the thread (the master poller, a worker
-     * after a yield): the JDK submits a thread once per runnable period, so the writers take
-     * turns; the watch reads them. A lost increment (a stack-trace request's duplicate at the same
-     * moment) only delays a rescue by one look.
+     * after a yield; the watch clears `onHost` when it rescues a run, since a run on a
+     * ForkJoinPool carrier yields back to the pool without passing through here); the watch
+     * reads them.
+     *
+     * At stop, Scheduler.stop writes the default scheduler into every hosted thread at once and
+     * forgets them: a stopped scheduler is not kept reachable by the JVM's pollers, and a run
+     * still queued here is recognised at the drain by its thread's scheduler (isHostedOrReleased).
      *
      * Cost: per run of a sub-poller, two volatile reads, a volatile increment and a write; nothing
      * on any fiber's path. Per foreign virtual-thread start, a name check.
@@ -74,6 +80,13 @@ final class HostedPoller implements Executor {
             throw new ExceptionInInitializerError(e);
         }
     }
+
+    /**
+     * The longest stall threshold under which a scheduler hosts sub-pollers: a rescue comes one
+     * to one and a half thresholds after a run was queued, and meanwhile every virtual thread's
+     * socket I/O in the JVM may wait.
+     */
+    static final long MAX_THRESHOLD_NANOS = 10_000_000;
 
     /** The JDK's name prefix for its sub-poller threads. */
     private static final String NAME_PREFIX = "SubPoller-";
@@ -109,6 +122,17 @@ final class HostedPoller implements Executor {
                 && StackWalker.getInstance()
                         .walk(frames ->
                                 frames.anyMatch(frame -> frame.getClassName().equals(STARTER)));
+    }
+
+    /**
+     * Whether {@code continuation} is a run of a sub-poller that a scheduler hosts, or hosted until
+     * its stop released it to the default scheduler (a fiber's thread never has the default
+     * scheduler while one of its runs is queued here): such a run, met at stop, goes to the
+     * default scheduler, and is not counted as a fiber's.
+     */
+    static boolean isHostedOrReleased(Runnable continuation) {
+        Executor scheduler = Carriers.schedulerOf(continuation);
+        return scheduler instanceof HostedPoller || (scheduler != null && scheduler == Carriers.defaultScheduler());
     }
 
     /** Runs sent to the host so far. */

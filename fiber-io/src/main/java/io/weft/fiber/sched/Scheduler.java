@@ -149,6 +149,8 @@ public final class Scheduler implements Executor {
     private volatile boolean pollersEvicted;
     /** The JDK's sub-poller threads started from this scheduler's fibers. */
     private final List<HostedPoller> hostedPollers = new CopyOnWriteArrayList<>();
+    /** Sub-poller threads hosted since the scheduler was built (for tests). */
+    private final AtomicLong pollersHosted = new AtomicLong();
     /** Runs of hosted sub-pollers the stall watch handed to the default scheduler. */
     private final AtomicLong pollerRescues = new AtomicLong();
     /** Spares started since the scheduler was built (for metrics). */
@@ -376,11 +378,12 @@ public final class Scheduler implements Executor {
             return;
         }
         watching = true;
-        hostsPollers = true; // the watch rescues their queued runs (HostedPoller)
         Thread thread = new Thread(null, new StallWatch(this, threshold.toNanos()), name + "-stall-watch", 0, false);
         thread.setDaemon(true);
         watch = thread;
         thread.start();
+        // The watch rescues hosted sub-pollers' queued runs (HostedPoller): only when it looks often
+        hostsPollers = threshold.toNanos() <= HostedPoller.MAX_THRESHOLD_NANOS;
     }
 
     @Override
@@ -390,6 +393,7 @@ public final class Scheduler implements Executor {
             if (hostsPollers && !stopped && HostedPoller.isJdkSubPoller(foreign)) {
                 HostedPoller poller = new HostedPoller(this, foreign, task);
                 hostedPollers.add(poller);
+                pollersHosted.incrementAndGet();
                 Carriers.setScheduler(foreign, poller); // before its first run, as a move would
                 poller.execute(task);
             } else {
@@ -516,8 +520,9 @@ public final class Scheduler implements Executor {
      * plain Runnable) is rejected.
      */
     private void afterStop(Runnable task) {
-        if (Carriers.schedulerOf(task) instanceof HostedPoller poller) {
-            Carriers.moveToDefaultScheduler(poller.thread, task); // the JDK's poller: not a fiber, not counted
+        if (HostedPoller.isHostedOrReleased(task)) {
+            Carriers.moveToDefaultScheduler(
+                    Carriers.threadOf(task), task); // the JDK's poller: not a fiber, not counted
             return;
         }
         Thread resumed = Carriers.resumption(task);
@@ -783,8 +788,8 @@ public final class Scheduler implements Executor {
                 abandoned.incrementAndGet(); // counted as ended, too
                 taskEnded();
             }
-        } else if (Carriers.schedulerOf(task) instanceof HostedPoller poller) {
-            Carriers.moveToDefaultScheduler(poller.thread, task); // the JDK's poller (HostedPoller)
+        } else if (HostedPoller.isHostedOrReleased(task)) {
+            Carriers.moveToDefaultScheduler(Carriers.threadOf(task), task); // the JDK's poller (HostedPoller)
         } else if (Carriers.resumption(task) instanceof Thread resumed) {
             handedOver.incrementAndGet(); // a fiber's continuation: it goes on, on the default scheduler
             Carriers.moveToDefaultScheduler(resumed, task);
@@ -873,14 +878,17 @@ public final class Scheduler implements Executor {
                 pollersEvicted = true;
                 pollerRescues.incrementAndGet();
                 poller.queuedSince = -1;
+                // Not on the host any more: on a ForkJoinPool carrier its yields go back to the pool
+                // without passing through the HostedPoller, and must not look queued here
+                poller.onHost = false;
                 Carriers.runOnDefaultScheduler(poller.continuation); // the queued copy will find it run
             }
         }
     }
 
-    /** Returns how many of the JDK's socket sub-pollers this scheduler hosts (see HostedPoller). */
-    public int hostedPollers() {
-        return hostedPollers.size();
+    /** Returns how many of the JDK's socket sub-pollers this scheduler has hosted (see HostedPoller). */
+    public long hostedPollers() {
+        return pollersHosted.get();
     }
 
     /** Returns how many queued runs of hosted sub-pollers the stall watch handed to the default scheduler. */
@@ -1025,6 +1033,13 @@ public final class Scheduler implements Executor {
         synchronized (this) { // after this, activateSpare starts nothing
             stopped = true;
         }
+        // The JDK's sub-pollers go back to the default scheduler for good, now: their next runs go
+        // there directly, and they no longer keep this scheduler reachable. A run of theirs still
+        // queued here is settled by the drains below (HostedPoller.isHostedOrReleased).
+        for (HostedPoller poller : hostedPollers) {
+            Carriers.setScheduler(poller.thread, Carriers.defaultScheduler());
+        }
+        hostedPollers.clear();
         container.shutdown(); // no new runner fibers; the container ends with the last one
         for (int i = 0, n = extent; i < n; i++) {
             workers[i].parker.unpark();

@@ -125,6 +125,8 @@ final class StallWatch implements Runnable {
                     // The watch itself was held up (a GC pause, an oversubscribed machine): the
                     // workers were too, so unmoved counts say nothing. Time everyone from now.
                     forgetTimings(now);
+                    // not the pollers' timings: a held-up watch means busy workers, when a rescue matters most
+                    scheduler.lookAtPollers(now, thresholdNanos, false);
                 } else {
                     look(now);
                 }

@@ -46,12 +46,11 @@ final class HostedPoller implements Executor {
      *     submissions of one runnable period exactly one runs the thread, and the other finds it
      *     running (or parked again) and returns. The JDK relies on the same when a stack-trace
      *     request resubmits a readied thread.
-     * Hosting needs the stall watch (a real clock and a stall threshold from zero to
+     * Hosting needs the stall watch (a real clock and a positive stall threshold of at most
      * MAX_THRESHOLD_NANOS, 10 ms): with no watch nothing would rescue a queued run, and with a
      * longer threshold the rescue would come too late, so such a FiberIo hands the pollers back
-     * as before. Only
-     * the FiberIo whose fiber started the pollers hosts them; after it closes they stay on the
-     * default scheduler.
+     * as before. Only the FiberIo whose fiber started the pollers hosts them; after it closes
+     * they stay on the default scheduler.
      *
      * Which threads: a foreign virtual thread whose start was submitted by Poller$Pollers.start
      * on this very thread (seen on the stack), and named "SubPoller-" (the stack walk runs only

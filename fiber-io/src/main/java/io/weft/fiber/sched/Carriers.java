@@ -324,10 +324,10 @@ public final class Carriers {
      * (not being started by Scheduler.startRunner on this thread), returns that thread; else null.
      */
     static Thread foreignStart(Runnable continuation) {
-        if (continuation.getClass() != CONTINUATION_CLASS) {
+        Thread thread = threadOf(continuation);
+        if (thread == null) {
             return null; // not a virtual thread's continuation (a scheduler test's plain Runnable)
         }
-        Thread thread = (Thread) CONTINUATION_THREAD.get(continuation);
         if ((int) STATE.getVolatile(thread) != STARTED || STARTING.get() == thread) {
             return null;
         }
@@ -340,11 +340,8 @@ public final class Carriers {
      * else (a thread's start, a plain Runnable) null.
      */
     static Thread resumption(Runnable continuation) {
-        if (continuation.getClass() != CONTINUATION_CLASS) {
-            return null;
-        }
-        Thread thread = (Thread) CONTINUATION_THREAD.get(continuation);
-        return (int) STATE.getVolatile(thread) != STARTED ? thread : null;
+        Thread thread = threadOf(continuation);
+        return thread != null && (int) STATE.getVolatile(thread) != STARTED ? thread : null;
     }
 
     /**
@@ -375,10 +372,10 @@ public final class Carriers {
      * null if it is not a virtual thread's continuation.
      */
     static Executor schedulerOf(Runnable continuation) {
-        if (continuation.getClass() != CONTINUATION_CLASS) {
+        Thread thread = threadOf(continuation);
+        if (thread == null) {
             return null;
         }
-        Thread thread = (Thread) CONTINUATION_THREAD.get(continuation);
         try {
             return (Executor) SCHEDULER.get(thread);
         } catch (IllegalAccessException e) {

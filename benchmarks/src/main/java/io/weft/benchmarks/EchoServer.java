@@ -40,6 +40,10 @@ import org.openjdk.jmh.annotations.TearDown;
  *   <li>{@code fiber}: an acceptor task, one handler task per accepted connection and one client
  *       task per connection, all {@code Io.async} on FiberIo (2 workers): socket reads unmount the
  *       fiber;
+ *   <li>{@code fiber-pollers-plain} (not in the default set: pass it with {@code -p}): {@code
+ *       fiber}, in a JVM where a plain virtual thread blocked on a socket first, so the JDK's
+ *       socket pollers start on the default scheduler and the FiberIo adopts them when they
+ *       first wake one of its fibers;
  *   <li>{@code vthread}: the same on JDK virtual threads, default scheduler (parallelism 2);
  *   <li>{@code threads}: the same on platform threads from a cached pool (thread per connection:
  *       what blocking I/O on platform threads needs; a 2-thread pool would deadlock).
@@ -74,6 +78,9 @@ public class EchoServer {
     public void start() throws IOException {
         if (peer.equals("threads")) {
             threads = Executors.newCachedThreadPool();
+        } else if (peer.equals("fiber-pollers-plain")) {
+            startPollersOnPlainVirtualThread();
+            peers = Peers.start("fiber");
         } else {
             peers = Peers.start(peer);
         }
@@ -101,7 +108,7 @@ public class EchoServer {
     public long echo() {
         long expected = (long) CONNECTIONS * REQUESTS * MESSAGE_BYTES;
         long echoed = switch (peer) {
-            case "fiber" -> peers.weftCall(this::echoOnFibers);
+            case "fiber", "fiber-pollers-plain" -> peers.weftCall(this::echoOnFibers);
             case "vthread" -> echoOn(Peers::startVirtual);
             case "threads" ->
                 echoOn(body -> {
@@ -112,6 +119,31 @@ public class EchoServer {
             default -> throw new IllegalArgumentException(peer);
         };
         return Peers.check(echoed, expected);
+    }
+
+    /**
+     * Starts the JDK's socket pollers from a plain virtual thread: it blocks in a socket read
+     * until it has parked (the poller is then running), then gets its byte.
+     */
+    private static void startPollersOnPlainVirtualThread() throws IOException {
+        try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                Socket writer = new Socket(listener.getInetAddress(), listener.getLocalPort());
+                Socket reader = listener.accept()) {
+            FutureTask<Integer> read =
+                    new FutureTask<>(() -> reader.getInputStream().read());
+            Thread thread = Thread.startVirtualThread(read);
+            Thread.State state;
+            while ((state = thread.getState()) != Thread.State.WAITING) {
+                if (state == Thread.State.TERMINATED) {
+                    throw new IllegalStateException("the plain virtual thread's read ended before it parked");
+                }
+                Thread.onSpinWait();
+            }
+            writer.getOutputStream().write(1);
+            if (Peers.get(read) != 1) {
+                throw new IllegalStateException("the plain virtual thread read the wrong byte");
+            }
+        }
     }
 
     private long echoOnFibers() {

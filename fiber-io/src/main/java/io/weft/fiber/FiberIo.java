@@ -55,11 +55,12 @@ import java.util.concurrent.locks.LockSupport;
  *       closing the FiberIo neither waits for it nor affects it. (A virtual thread would
  *       otherwise inherit the scheduler of the virtual thread that builds it; FiberIo moves such
  *       threads to the default scheduler at their start.) The JDK's own socket-poller threads,
- *       when one of this FiberIo's fibers started them, run on its workers while it is open and
+ *       when one of this FiberIo's fibers started them or they wake one of its fibers while no
+ *       other FiberIo runs them, run on its workers while it is open and
  *       has a stall watch of at most 10 ms ({@link Builder#stallThreshold}; a wake-up from a
  *       socket is then a push to a worker's queue), on the
  *       default scheduler whenever the workers leave them queued for a stall threshold, and
- *       there for good once it closes.
+ *       there once it closes (until another FiberIo's fiber is woken by them).
  *   <li>The clock is real by default. With {@link Builder#virtualClock()} it is virtual: time
  *       advances only when no fiber can run, jumping to the earliest timer. With one worker as
  *       well, a program's interleaving and output are the same on every run;
@@ -233,8 +234,8 @@ public final class FiberIo implements Io, AutoCloseable {
          * 20 ms idle; {@link FiberIo#metrics()} counts them. A virtual clock never starts spares:
          * its runs must not depend on real time. {@link Io#blocking} avoids the stall altogether.
          *
-         * <p>The same watch lets this FiberIo run the JDK's socket-poller threads when one of its
-         * fibers started them (see the class notes): with a threshold of zero or over 10 ms it
+         * <p>The same watch lets this FiberIo run the JDK's socket-poller threads that start from
+         * or wake its fibers (see the class notes): with a threshold of zero or over 10 ms it
          * leaves them on the JDK's default scheduler, since a poller run left queued behind busy
          * workers is handed back only after a threshold, and every virtual thread's socket I/O in
          * the JVM waits for it meanwhile.

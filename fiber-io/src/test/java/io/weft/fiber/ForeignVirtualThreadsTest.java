@@ -26,8 +26,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Virtual threads that are not fibers: the threads user code starts inside a task run on the
- * JDK's default scheduler; the JDK's socket pollers run on the FiberIo that started them only
- * while it can run them promptly; closing a FiberIo never strands either.
+ * JDK's default scheduler; the JDK's socket pollers run on a FiberIo whose fibers started them,
+ * or whose fibers they wake while no other FiberIo runs them, and only while it can run them
+ * promptly; closing a FiberIo never strands either.
  */
 class ForeignVirtualThreadsTest {
 
@@ -148,11 +149,15 @@ class ForeignVirtualThreadsTest {
     @ValueSource(
             strings = {
                 "fiber-then-plain",
+                "plain-then-fiber",
+                "second-fiber-io-adopts",
                 "unwatched-fiber-then-plain",
                 "closed-host-is-collected",
+                "closed-adopter-is-collected",
                 "cycles-fiber-first",
                 "cycles-plain-first",
-                "plain-under-cpu-load"
+                "plain-under-cpu-load",
+                "plain-first-under-cpu-load"
             })
     void socketIoOnPlainVirtualThreadsIsUnaffectedByFiberIos(String scenario) throws Exception {
         ChildJvm.Result child = ChildJvm.run(true, 50, SocketScenarios.class, scenario);

@@ -16,11 +16,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Socket I/O on fibers and on plain virtual threads in one JVM, run by {@link ForeignVirtualThreadsTest}
  * in a fresh JVM each: the JDK starts its socket pollers once per JVM, from the first virtual
- * thread that blocks on a socket, so only a fresh JVM shows where they end up. In every scenario
- * but {@code cycles-plain-first} the first socket I/O of the JVM happens on a fiber (the case that
- * stranded the pollers); {@code cycles-plain-first} is the other order, where a plain virtual
- * thread starts them and closing FiberIos must not disturb them either. Exits 0 when the scenario
- * held, 1 with the reason otherwise (a hang is the child's timeout).
+ * thread that blocks on a socket, so only a fresh JVM shows where they end up. In the scenarios
+ * whose name starts with {@code plain} (and in {@code cycles-plain-first}) a plain virtual thread
+ * starts them, and a FiberIo adopts them when they wake its fibers; in the others the first socket
+ * I/O of the JVM happens on a fiber (the case that stranded the pollers). Either way, closing
+ * FiberIos must not disturb them. Exits 0 when the scenario held, 1 with the reason otherwise (a
+ * hang is the child's timeout).
  */
 final class SocketScenarios {
     private static final int REQUESTS = 50;
@@ -40,10 +41,31 @@ final class SocketScenarios {
                     WeakReference<Object> closed = new WeakReference<>(
                             fiberIoDoesSocketIo(server, 1, FiberIo.builder()).schedulerForTests());
                     plainVirtualThreadsDoSocketIo(server, 1);
-                    await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> {
-                        System.gc();
-                        return closed.get() == null;
-                    });
+                    awaitCollected(closed);
+                }
+                case "plain-then-fiber" -> {
+                    // The pollers start on the default scheduler; a FiberIo whose fiber they wake
+                    // adopts them, and gives them back when it closes
+                    plainVirtualThreadsDoSocketIo(server, 1);
+                    FiberIo closed = fiberIoDoesSocketIo(server, 2, FiberIo.builder());
+                    check(closed.hostedPollers() > 0, "the FiberIo adopted the pollers a plain thread started");
+                    plainVirtualThreadsDoSocketIo(server, 1);
+                }
+                case "second-fiber-io-adopts" -> {
+                    FiberIo first = fiberIoDoesSocketIo(server, 1, FiberIo.builder());
+                    check(first.hostedPollers() > 0, "the FiberIo that started the pollers ran them");
+                    FiberIo second = fiberIoDoesSocketIo(server, 2, FiberIo.builder());
+                    check(second.hostedPollers() > 0, "the next FiberIo adopted the pollers the first gave back");
+                    plainVirtualThreadsDoSocketIo(server, 1);
+                }
+                case "closed-adopter-is-collected" -> {
+                    plainVirtualThreadsDoSocketIo(server, 1);
+                    FiberIo adopter = fiberIoDoesSocketIo(server, 2, FiberIo.builder());
+                    check(adopter.hostedPollers() > 0, "the FiberIo adopted the pollers a plain thread started");
+                    WeakReference<Object> closed = new WeakReference<>(adopter.schedulerForTests());
+                    adopter = null;
+                    plainVirtualThreadsDoSocketIo(server, 1);
+                    awaitCollected(closed);
                 }
                 case "unwatched-fiber-then-plain" -> {
                     // No stall watch (threshold 0): nothing could rescue a poller's queued run, so
@@ -66,6 +88,10 @@ final class SocketScenarios {
                     }
                 }
                 case "plain-under-cpu-load" -> plainSocketIoWhileEveryWorkerComputes(server);
+                case "plain-first-under-cpu-load" -> {
+                    plainVirtualThreadsDoSocketIo(server, 1); // the pollers are adopted, not started, by the FiberIo
+                    plainSocketIoWhileEveryWorkerComputes(server);
+                }
                 default -> throw new IllegalArgumentException("no scenario " + args[0]);
             }
         } catch (Throwable failure) {
@@ -125,7 +151,10 @@ final class SocketScenarios {
      */
     private static void plainSocketIoWhileEveryWorkerComputes(EchoServer server) throws Exception {
         try (FiberIo io = FiberIo.builder().workers(2).build()) {
-            check(io.call(() -> server.roundTrips(1)) == 0, "the fiber's round trip");
+            // Enough round trips that one of the fiber's reads parks (a sub-poller readies it)
+            check(
+                    io.call(() -> server.roundTrips(REQUESTS)) == EchoServer.expectedSum(REQUESTS),
+                    "the fiber's round trips");
             AtomicBoolean stop = new AtomicBoolean();
             AtomicInteger computing = new AtomicInteger();
             List<Future<Long>> hogs = io.call(() -> {
@@ -160,6 +189,13 @@ final class SocketScenarios {
             check(io.hostedPollers() > 0, "the FiberIo hosted the pollers");
             check(io.pollerRescues() > 0, "no poller run was rescued from the busy workers");
         }
+    }
+
+    private static void awaitCollected(WeakReference<Object> reference) {
+        await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> {
+            System.gc();
+            return reference.get() == null;
+        });
     }
 
     private static void check(boolean condition, String what) {

@@ -88,6 +88,8 @@ public final class Carriers {
     private static final Class<?> CONTINUATION_CLASS;
     /** The thread captured by a runContinuation method reference. */
     private static final VarHandle CONTINUATION_THREAD;
+    /** VirtualThread.runContinuation: the Runnable a virtual thread submits, from the thread. */
+    private static final VarHandle RUN_CONTINUATION;
     /** VirtualThread.state, and the value it has between start() and the first run. */
     private static final VarHandle STATE;
 
@@ -121,6 +123,7 @@ public final class Carriers {
         Constructor<?> builder = null;
         Class<?> continuationClass = null;
         VarHandle continuationThread = null;
+        VarHandle runContinuation = null;
         VarHandle state = null;
         int started = -1;
         Field scheduler = null;
@@ -190,8 +193,8 @@ public final class Carriers {
                                 + " needs to hand virtual threads that are not fibers back to the default scheduler",
                         e);
             }
-            Runnable continuation = (Runnable) vt.findVarHandle(virtualThread, "runContinuation", Runnable.class)
-                    .get(probe);
+            runContinuation = vt.findVarHandle(virtualThread, "runContinuation", Runnable.class);
+            Runnable continuation = (Runnable) runContinuation.get(probe);
             continuationClass = continuation.getClass();
             Field captured = null;
             for (Field field : continuationClass.getDeclaredFields()) {
@@ -227,6 +230,7 @@ public final class Carriers {
         BUILDER = builder;
         CONTINUATION_CLASS = continuationClass;
         CONTINUATION_THREAD = continuationThread;
+        RUN_CONTINUATION = runContinuation;
         STATE = state;
         STARTED = started;
         SCHEDULER = scheduler;
@@ -357,7 +361,8 @@ public final class Carriers {
     /**
      * Writes {@code scheduler} into the virtual thread {@code thread}'s scheduler field: its next
      * submission (its first run, an unpark, a yield) goes there. Only for a thread that is not
-     * running; see the notes for when the write is ordered before the thread's next run.
+     * running, or for the current thread itself; see the notes for when the write is ordered
+     * before the thread's next run.
      */
     static void setScheduler(Thread thread, Executor scheduler) {
         try {
@@ -373,19 +378,26 @@ public final class Carriers {
      */
     static Executor schedulerOf(Runnable continuation) {
         Thread thread = threadOf(continuation);
-        if (thread == null) {
-            return null;
-        }
+        return thread == null ? null : schedulerOfThread(thread);
+    }
+
+    /** Returns the scheduler of {@code thread}, a virtual thread. */
+    static Executor schedulerOfThread(Thread thread) {
         try {
             return (Executor) SCHEDULER.get(thread);
         } catch (IllegalAccessException e) {
-            throw new IllegalStateException("could not read the scheduler of " + continuation, e);
+            throw new IllegalStateException("could not read the scheduler of " + thread, e);
         }
     }
 
     /** Returns the JDK's default scheduler of virtual threads. */
     static Executor defaultScheduler() {
         return DEFAULT_SCHEDULER;
+    }
+
+    /** Returns the continuation that {@code thread}, a virtual thread, submits to its scheduler. */
+    static Runnable continuationOf(Thread thread) {
+        return (Runnable) RUN_CONTINUATION.get(thread);
     }
 
     /** Returns the virtual thread whose continuation {@code continuation} is, or null if it is not one. */

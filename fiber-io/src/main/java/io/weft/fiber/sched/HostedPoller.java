@@ -8,8 +8,9 @@ import java.util.concurrent.Executor;
  * The scheduler of one of the JDK's socket sub-poller threads while a FiberIo runs it: each of
  * the thread's runs goes to that FiberIo's workers while it is open and responsive, else to the
  * JDK's default scheduler. Written into the thread's scheduler field before its first run
- * ({@link Scheduler#execute}); the stall watch rescues a run that waited too long
- * ({@link Scheduler#lookAtPollers}).
+ * ({@link Scheduler#execute}), or by the thread itself when, on the default scheduler, it readies
+ * one of the FiberIo's fibers ({@link Scheduler#dispatch}); the stall watch rescues a run that
+ * waited too long ({@link Scheduler#lookAtPollers}).
  */
 final class HostedPoller implements Executor {
     /*
@@ -35,7 +36,7 @@ final class HostedPoller implements Executor {
      *   - while the host is open and not evicted, a run goes to the host's workers (dispatch: from
      *     a worker, after a yield, to that worker's queue; from the master poller, a platform
      *     thread, to the shared queue, waking a parked worker);
-     *   - after the host stopped, the thread moves to the default scheduler for good (its field
+     *   - after the host stopped, the thread moves to the default scheduler (its field
      *     rewritten); a run queued on the host when it stops goes there too (Scheduler.discard),
      *     and so does one that raced the stop (Scheduler.afterStop);
      *   - a run that sat queued on the host for a stall threshold is rescued: the stall watch
@@ -49,13 +50,31 @@ final class HostedPoller implements Executor {
      * Hosting needs the stall watch (a real clock and a positive stall threshold of at most
      * MAX_THRESHOLD_NANOS, 10 ms): with no watch nothing would rescue a queued run, and with a
      * longer threshold the rescue would come too late, so such a FiberIo hands the pollers back
-     * as before. Only the FiberIo whose fiber started the pollers hosts them; after it closes
-     * they stay on the default scheduler.
+     * as before.
+     *
+     * Which FiberIo. The one whose fiber started the pollers hosts them from their start. When
+     * they run on the default scheduler (a plain virtual thread blocked on a socket first, or
+     * their host closed and released them), the first FiberIo whose fiber one of them readies
+     * adopts it: the sub-poller, in Scheduler.dispatch, writes a HostedPoller of that FiberIo
+     * into its own scheduler field. Its current run goes on on its ForkJoinPool carrier; the
+     * write is ordered before its next submission, by the master poller after it parks (its
+     * park's state write comes after), or by itself after a yield. A yield with the carrier's
+     * local queue empty goes back to that pool without reading the field, so adoption takes
+     * effect at the thread's next park at the latest. A thread hosted by another FiberIo (its
+     * field is that one's HostedPoller, evicted or not) is left alone: one host at a time, and
+     * a FiberIo never takes pollers from another that is open. Each sub-poller is adopted on its
+     * own, by the first fiber it readies (the write pollers only if a fiber's write blocks).
      *
      * Which threads: a foreign virtual thread whose start was submitted by Poller$Pollers.start
      * on this very thread (seen on the stack), and named "SubPoller-" (the stack walk runs only
-     * for such names). JDK coupling: the class and the name are JDK 25's; on a JDK that differs,
-     * nothing is hosted and the pollers are handed back.
+     * for such names); for adoption, a virtual thread named "SubPoller-" on the default
+     * scheduler with Poller.subPollerLoop on its stack. JDK coupling: the classes, the method and
+     * the name are JDK 25's; on a JDK that differs, nothing is hosted or adopted, and the pollers
+     * are handed back.
+     *
+     * hostedPollers (a copy-on-write list) is added to under the scheduler's monitor, the one
+     * stop() holds to set `stopped` (Scheduler.host): a poller added before that is released by
+     * stop(); after it, nothing is added.
      *
      * `sent` and `onHost` are written by whoever submits the thread (the master poller, a worker
      * after a yield; the watch clears `onHost` when it rescues a run, since a run on a
@@ -67,7 +86,10 @@ final class HostedPoller implements Executor {
      * still queued here is recognised at the drain by its thread's scheduler (isHostedOrReleased).
      *
      * Cost: per run of a sub-poller, two volatile reads, a volatile increment and a write; nothing
-     * on any fiber's path. Per foreign virtual-thread start, a name check.
+     * on a fiber's own path. Per foreign virtual-thread start, a name check; per fiber readied
+     * by a virtual thread that is not one of the scheduler's fibers (the shared-queue path), a
+     * name check, and for a sub-poller a reflective read of its scheduler field (the stack walk
+     * only for one on the default scheduler, once, as it is adopted).
      */
 
     private static final VarHandle SENT;
@@ -91,6 +113,10 @@ final class HostedPoller implements Executor {
     private static final String NAME_PREFIX = "SubPoller-";
     /** The JDK class whose start method starts the sub-pollers. */
     private static final String STARTER = "sun.nio.ch.Poller$Pollers";
+    /** The JDK class, and its method, that a sub-poller runs for its whole life. */
+    private static final String POLLER = "sun.nio.ch.Poller";
+
+    private static final String LOOP = "subPollerLoop";
 
     final Scheduler host;
     final Thread thread;
@@ -124,6 +150,20 @@ final class HostedPoller implements Executor {
     }
 
     /**
+     * Whether the current thread, a virtual thread readying a fiber, is one of the JDK's
+     * sub-pollers on the default scheduler, inside its polling loop: one a FiberIo may adopt.
+     * The name is checked first (a field read); the scheduler and the stack only for that name.
+     */
+    static boolean isReleasedJdkSubPoller(Thread current) {
+        return current.getName().startsWith(NAME_PREFIX)
+                && Carriers.schedulerOfThread(current) == Carriers.defaultScheduler()
+                && StackWalker.getInstance()
+                        .walk(frames ->
+                                frames.anyMatch(frame -> frame.getClassName().equals(POLLER)
+                                        && frame.getMethodName().equals(LOOP)));
+    }
+
+    /**
      * Whether {@code continuation} is a run of a sub-poller that a scheduler hosts, or hosted until
      * its stop released it to the default scheduler (a fiber's thread never has the default
      * scheduler while one of its runs is queued here): such a run, met at stop, goes to the
@@ -149,7 +189,7 @@ final class HostedPoller implements Executor {
         }
         onHost = false;
         if (host.isStopped()) {
-            Carriers.moveToDefaultScheduler(thread, task); // for good
+            Carriers.moveToDefaultScheduler(thread, task); // released: until a FiberIo adopts it
         } else {
             Carriers.runOnDefaultScheduler(task);
         }

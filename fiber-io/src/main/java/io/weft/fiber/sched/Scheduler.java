@@ -107,7 +107,8 @@ public final class Scheduler implements Executor {
      * are started through startRunner, which marks them (Carriers.markStarting): that is how
      * they are told apart. The JDK's socket sub-pollers are the exception while the stall watch
      * runs: they stay, under a HostedPoller of their own, which places each of their runs
-     * (here, or on the default scheduler; see HostedPoller).
+     * (here, or on the default scheduler; see HostedPoller); and one on the default scheduler
+     * that readies a fiber here is adopted the same way (dispatch).
      *
      * Failures: an exception from firing timers or from maintenance (a readied thread whose own
      * scheduler throws) goes to the worker's uncaught-exception handler; it never ends a worker
@@ -147,7 +148,7 @@ public final class Scheduler implements Executor {
     private volatile boolean hostsPollers;
     /** Whether hosted sub-pollers run on the default scheduler for now (HostedPoller, lookAtPollers). */
     private volatile boolean pollersEvicted;
-    /** The JDK's sub-poller threads started from this scheduler's fibers. */
+    /** The JDK's sub-poller threads started from this scheduler's fibers, or adopted (host). */
     private final List<HostedPoller> hostedPollers = new CopyOnWriteArrayList<>();
     /** Sub-poller threads hosted since the scheduler was built (for tests). */
     private final AtomicLong pollersHosted = new AtomicLong();
@@ -390,11 +391,8 @@ public final class Scheduler implements Executor {
     public void execute(Runnable task) {
         Thread foreign = Carriers.foreignStart(task);
         if (foreign != null) {
-            if (hostsPollers && !stopped && HostedPoller.isJdkSubPoller(foreign)) {
-                HostedPoller poller = new HostedPoller(this, foreign, task);
-                hostedPollers.add(poller);
-                pollersHosted.incrementAndGet();
-                Carriers.setScheduler(foreign, poller); // before its first run, as a move would
+            HostedPoller poller = hostsPollers && HostedPoller.isJdkSubPoller(foreign) ? host(foreign, task) : null;
+            if (poller != null) {
                 poller.execute(task);
             } else {
                 Carriers.moveToDefaultScheduler(foreign, task);
@@ -402,6 +400,24 @@ public final class Scheduler implements Executor {
             return;
         }
         dispatch(task);
+    }
+
+    /**
+     * Makes {@code thread}, one of the JDK's sub-pollers, a thread of this scheduler (see
+     * HostedPoller): before its first run, or (adopted) by the thread itself as it readies one
+     * of this scheduler's fibers; its next submission reads the field. Returns null, and changes
+     * nothing, once stop() has begun: under the monitor stop() takes to set `stopped`, so every
+     * poller hosted here is in `hostedPollers` when stop() releases them.
+     */
+    private synchronized HostedPoller host(Thread thread, Runnable continuation) {
+        if (stopped) {
+            return null;
+        }
+        HostedPoller poller = new HostedPoller(this, thread, continuation);
+        hostedPollers.add(poller);
+        pollersHosted.incrementAndGet();
+        Carriers.setScheduler(thread, poller);
+        return poller;
     }
 
     /**
@@ -438,6 +454,9 @@ public final class Scheduler implements Executor {
             if (stopped) {
                 afterStop(task);
                 return;
+            }
+            if (hostsPollers && current.isVirtual() && HostedPoller.isReleasedJdkSubPoller(current)) {
+                host(current, Carriers.continuationOf(current)); // adopted: see HostedPoller
             }
             injector.push(task);
             if (stopped) {
@@ -1033,7 +1052,7 @@ public final class Scheduler implements Executor {
         synchronized (this) { // after this, activateSpare starts nothing
             stopped = true;
         }
-        // The JDK's sub-pollers go back to the default scheduler for good, now: their next runs go
+        // The JDK's sub-pollers go back to the default scheduler now (until a FiberIo adopts them): their next runs go
         // there directly, and they no longer keep this scheduler reachable. A run of theirs still
         // queued here is settled by the drains below (HostedPoller.isHostedOrReleased).
         for (HostedPoller poller : hostedPollers) {

@@ -132,8 +132,11 @@ public class EchoServer {
             FutureTask<Integer> read =
                     new FutureTask<>(() -> reader.getInputStream().read());
             Thread thread = Thread.startVirtualThread(read);
-            Thread.State state;
-            while ((state = thread.getState()) != Thread.State.WAITING) {
+            while (true) {
+                Thread.State state = thread.getState();
+                if (state == Thread.State.WAITING) {
+                    break;
+                }
                 if (state == Thread.State.TERMINATED) {
                     throw new IllegalStateException("the plain virtual thread's read ended before it parked");
                 }

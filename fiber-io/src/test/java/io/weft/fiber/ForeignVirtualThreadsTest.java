@@ -151,6 +151,7 @@ class ForeignVirtualThreadsTest {
                 "fiber-then-plain",
                 "plain-then-fiber",
                 "second-fiber-io-adopts",
+                "one-host-at-a-time",
                 "unwatched-fiber-then-plain",
                 "closed-host-is-collected",
                 "closed-adopter-is-collected",

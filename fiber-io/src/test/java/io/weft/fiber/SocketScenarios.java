@@ -28,6 +28,10 @@ final class SocketScenarios {
     private static final long WAIT_SECONDS = 20;
 
     public static void main(String[] args) throws Exception {
+        // One read poller (a JDK property, read when the pollers start): an adopted poller is
+        // the one that readied the fiber, and the plain threads' sockets must reach that one
+        // too, whatever file descriptors they get and however many cores the machine has
+        System.setProperty("jdk.readPollers", "1");
         try (EchoServer server = new EchoServer()) {
             switch (args[0]) {
                 case "fiber-then-plain" -> {
@@ -56,6 +60,23 @@ final class SocketScenarios {
                     check(first.hostedPollers() > 0, "the FiberIo that started the pollers ran them");
                     FiberIo second = fiberIoDoesSocketIo(server, 2, FiberIo.builder());
                     check(second.hostedPollers() > 0, "the next FiberIo adopted the pollers the first gave back");
+                    plainVirtualThreadsDoSocketIo(server, 1);
+                }
+                case "one-host-at-a-time" -> {
+                    // A FiberIo open throughout never takes the pollers from one that runs them,
+                    // and adopts them once that one has closed
+                    try (FiberIo bystander = FiberIo.builder().workers(2).build()) {
+                        FiberIo starter = fiberIoDoesSocketIo(server, 1, FiberIo.builder()); // closed now
+                        check(starter.hostedPollers() > 0, "the FiberIo that started the pollers ran them");
+                        try (FiberIo host = FiberIo.builder().workers(2).build()) {
+                            check(fibersDoSocketIo(host, server, 2), "the host's fibers echoed");
+                            check(host.hostedPollers() > 0, "a FiberIo adopted the released pollers");
+                            check(fibersDoSocketIo(bystander, server, 2), "the bystander's fibers echoed");
+                            check(bystander.hostedPollers() == 0, "a FiberIo took the pollers another one runs");
+                        }
+                        check(fibersDoSocketIo(bystander, server, 2), "the bystander's fibers echoed");
+                        check(bystander.hostedPollers() > 0, "the bystander adopted the pollers once the host closed");
+                    }
                     plainVirtualThreadsDoSocketIo(server, 1);
                 }
                 case "closed-adopter-is-collected" -> {
@@ -108,20 +129,25 @@ final class SocketScenarios {
      */
     private static FiberIo fiberIoDoesSocketIo(EchoServer server, int connections, FiberIo.Builder builder) {
         try (FiberIo io = builder.workers(2).build()) {
-            int sum = io.call(() -> {
-                List<Future<Integer>> clients = new ArrayList<>();
-                for (int i = 0; i < connections; i++) {
-                    clients.add(Io.async(() -> server.roundTrips(REQUESTS)));
-                }
-                int total = 0;
-                for (Future<Integer> client : clients) {
-                    total += client.await();
-                }
-                return total;
-            });
-            check(sum == connections * EchoServer.expectedSum(REQUESTS), "fibers echoed " + sum);
+            check(fibersDoSocketIo(io, server, connections), "fibers echoed");
             return io;
         }
+    }
+
+    /** Whether {@code connections} tasks on {@code io}, each making REQUESTS round trips, echoed them all. */
+    private static boolean fibersDoSocketIo(FiberIo io, EchoServer server, int connections) {
+        int sum = io.call(() -> {
+            List<Future<Integer>> clients = new ArrayList<>();
+            for (int i = 0; i < connections; i++) {
+                clients.add(Io.async(() -> server.roundTrips(REQUESTS)));
+            }
+            int total = 0;
+            for (Future<Integer> client : clients) {
+                total += client.await();
+            }
+            return total;
+        });
+        return sum == connections * EchoServer.expectedSum(REQUESTS);
     }
 
     /** Plain virtual threads (JDK default scheduler) each make REQUESTS round trips. */
@@ -145,9 +171,9 @@ final class SocketScenarios {
     }
 
     /**
-     * The first socket I/O in the JVM happens on a fiber; then every worker of that FiberIo runs a
-     * task that computes without a suspend point, and a plain virtual thread's socket I/O must
-     * still make progress.
+     * A fiber of a new FiberIo does socket I/O (its fiber starts the pollers, or readies through
+     * them and so has them adopted); then every worker of that FiberIo runs a task that computes
+     * without a suspend point, and a plain virtual thread's socket I/O must still make progress.
      */
     private static void plainSocketIoWhileEveryWorkerComputes(EchoServer server) throws Exception {
         try (FiberIo io = FiberIo.builder().workers(2).build()) {
@@ -184,8 +210,9 @@ final class SocketScenarios {
             for (Future<Long> hog : hogs) {
                 check(hog.await() > 0, "a computing task");
             }
-            // The pollers started on this FiberIo's fiber, and their runs queued behind the
-            // computing tasks reached the plain threads only through the stall watch's rescue.
+            // The pollers run on this FiberIo (started or adopted by its fiber), and their runs
+            // queued behind the computing tasks reached the plain threads only through the stall
+            // watch's rescue.
             check(io.hostedPollers() > 0, "the FiberIo hosted the pollers");
             check(io.pollerRescues() > 0, "no poller run was rescued from the busy workers");
         }

@@ -47,7 +47,9 @@ public final class Carriers {
      * every later submission reads that field, so it goes to the default scheduler directly: the
      * thread is a default-scheduler virtual thread in every respect (file-I/O compensation
      * included) and never touches the FiberIo again. (The JDK's socket sub-pollers get a
-     * HostedPoller instead, when the scheduler has a stall watch: see there.) The write happens-before the thread's first
+     * HostedPoller instead, when the scheduler has a stall watch, and one on the default
+     * scheduler may be adopted by a FiberIo later: see there, "Which FiberIo", for how that
+     * write by the running thread itself is ordered.) The write happens-before the thread's first
      * run (the ForkJoinPool's submission orders it), and any thread that later submits it has
      * first read a state (PARKED, BLOCKED...) written after that run.
      *
@@ -96,6 +98,8 @@ public final class Carriers {
     private static final int STARTED;
     /** VirtualThread.scheduler (final; written for a foreign thread before it runs, and for a fiber readied after stop). */
     private static final Field SCHEDULER;
+    /** The same field, for reads (a VarHandle on a final field reads only). */
+    private static final VarHandle SCHEDULER_READ;
 
     private static final Executor DEFAULT_SCHEDULER;
     /** VirtualThread.disableSuspendAndPreempt / enableSuspendAndPreempt: pin and unpin the current thread. */
@@ -127,6 +131,7 @@ public final class Carriers {
         VarHandle state = null;
         int started = -1;
         Field scheduler = null;
+        VarHandle schedulerRead = null;
         Executor defaultScheduler = null;
         MethodHandle pin = null;
         MethodHandle unpin = null;
@@ -166,6 +171,7 @@ public final class Carriers {
                     Thread.class, "uncaughtExceptionHandler", Thread.UncaughtExceptionHandler.class);
             scheduler = virtualThread.getDeclaredField("scheduler");
             scheduler.setAccessible(true);
+            schedulerRead = vt.findVarHandle(virtualThread, "scheduler", Executor.class);
             onWaitingList = vt.findVarHandle(virtualThread, "onWaitingList", boolean.class);
             blockPermit = vt.findVarHandle(virtualThread, "blockPermit", boolean.class);
             runnableUnmounted = new int[] {
@@ -234,6 +240,7 @@ public final class Carriers {
         STATE = state;
         STARTED = started;
         SCHEDULER = scheduler;
+        SCHEDULER_READ = schedulerRead;
         DEFAULT_SCHEDULER = defaultScheduler;
         PIN = pin;
         UNPIN = unpin;
@@ -361,8 +368,8 @@ public final class Carriers {
     /**
      * Writes {@code scheduler} into the virtual thread {@code thread}'s scheduler field: its next
      * submission (its first run, an unpark, a yield) goes there. Only for a thread that is not
-     * running, or for the current thread itself; see the notes for when the write is ordered
-     * before the thread's next run.
+     * running, or for the current thread itself; see the notes (and HostedPoller's, "Which
+     * FiberIo", for the current thread) for when the write is ordered before the thread's next run.
      */
     static void setScheduler(Thread thread, Executor scheduler) {
         try {
@@ -381,13 +388,9 @@ public final class Carriers {
         return thread == null ? null : schedulerOfThread(thread);
     }
 
-    /** Returns the scheduler of {@code thread}, a virtual thread. */
+    /** Returns the scheduler of {@code thread}, a virtual thread (a volatile read of the field). */
     static Executor schedulerOfThread(Thread thread) {
-        try {
-            return (Executor) SCHEDULER.get(thread);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException("could not read the scheduler of " + thread, e);
-        }
+        return (Executor) SCHEDULER_READ.getVolatile(thread);
     }
 
     /** Returns the JDK's default scheduler of virtual threads. */

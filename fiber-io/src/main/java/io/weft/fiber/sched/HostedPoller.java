@@ -29,7 +29,7 @@ final class HostedPoller implements Executor {
      * connections, measured 69,600 requests/s against virtual threads' 125,300; hosted, 116,600
      * (3 forks each, 2026-11-29).
      *
-     * Why not simply adopt them. They are the JVM's pollers, not the FiberIo's: every virtual
+     * Why not own them outright. They are the JVM's pollers, not the FiberIo's: every virtual
      * thread's socket I/O waits on them. A FiberIo whose workers are all inside long computations
      * would stall every other virtual thread's I/O in the JVM, and a closed one would strand them
      * (the bug that made FiberIo hand them back). So each run is placed anew:
@@ -113,9 +113,9 @@ final class HostedPoller implements Executor {
     private static final String NAME_PREFIX = "SubPoller-";
     /** The JDK class whose start method starts the sub-pollers. */
     private static final String STARTER = "sun.nio.ch.Poller$Pollers";
-    /** The JDK class, and its method, that a sub-poller runs for its whole life. */
+    /** The JDK class whose method a sub-poller runs for its whole life. */
     private static final String POLLER = "sun.nio.ch.Poller";
-
+    /** That method. */
     private static final String LOOP = "subPollerLoop";
 
     final Scheduler host;

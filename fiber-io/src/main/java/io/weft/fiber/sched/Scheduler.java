@@ -101,8 +101,9 @@ public final class Scheduler implements Executor {
      *
      * Virtual threads that are not fibers: a thread that user code (or the JDK, for its socket
      * pollers) builds inside a fiber inherits this Executor. Its first submission, at its start,
-     * is recognised here and the thread is moved to the JDK's default scheduler for good, before
-     * it runs (Carriers, "Virtual threads that are not fibers"); that check comes before the
+     * is recognised here and the thread is moved to the JDK's default scheduler for good (a
+     * socket sub-poller may later be adopted, below), before it runs (Carriers, "Virtual
+     * threads that are not fibers"); that check comes before the
      * `stopped` one, so a thread started after close is moved too, never dropped. Runner fibers
      * are started through startRunner, which marks them (Carriers.markStarting): that is how
      * they are told apart. The JDK's socket sub-pollers are the exception while the stall watch
@@ -540,8 +541,9 @@ public final class Scheduler implements Executor {
      */
     private void afterStop(Runnable task) {
         if (HostedPoller.isHostedOrReleased(task)) {
-            Carriers.moveToDefaultScheduler(
-                    Carriers.threadOf(task), task); // the JDK's poller: not a fiber, not counted
+            // The JDK's poller: not a fiber, not counted. stop() has already released it; its
+            // field is not written here, since another FiberIo may have adopted it since
+            Carriers.runOnDefaultScheduler(task);
             return;
         }
         Thread resumed = Carriers.resumption(task);
@@ -808,7 +810,7 @@ public final class Scheduler implements Executor {
                 taskEnded();
             }
         } else if (HostedPoller.isHostedOrReleased(task)) {
-            Carriers.moveToDefaultScheduler(Carriers.threadOf(task), task); // the JDK's poller (HostedPoller)
+            Carriers.runOnDefaultScheduler(task); // the JDK's poller, released by stop() (as in afterStop)
         } else if (Carriers.resumption(task) instanceof Thread resumed) {
             handedOver.incrementAndGet(); // a fiber's continuation: it goes on, on the default scheduler
             Carriers.moveToDefaultScheduler(resumed, task);
@@ -876,7 +878,7 @@ public final class Scheduler implements Executor {
     }
 
     /**
-     * The stall watch's look at the hosted sub-pollers (HostedPoller, "Why not simply adopt
+     * The stall watch's look at the hosted sub-pollers (HostedPoller, "Why not own them
      * them"): a run queued here, unmoved, for {@code thresholdNanos} is handed to the default
      * scheduler and the pollers are evicted; a look that finds a worker parked ({@code
      * anyParked}: the workers have time) lets them back.

@@ -28,9 +28,12 @@ final class SocketScenarios {
     private static final long WAIT_SECONDS = 20;
 
     public static void main(String[] args) throws Exception {
-        // One read poller (a JDK property, read when the pollers start): an adopted poller is
+        // JDK properties, read when the pollers start. Sub-pollers that are virtual threads (the
+        // mode Linux has by default; other systems use platform poller threads unless told):
+        // the scenarios test hosting them on every system. One read poller: an adopted poller is
         // the one that readied the fiber, and the plain threads' sockets must reach that one
-        // too, whatever file descriptors they get and however many cores the machine has
+        // too, whatever file descriptors they get and however many cores the machine has.
+        System.setProperty("jdk.pollerMode", "2");
         System.setProperty("jdk.readPollers", "1");
         try (EchoServer server = new EchoServer()) {
             switch (args[0]) {

@@ -88,7 +88,7 @@ final class HostedPoller implements Executor {
      * Cost: per run of a sub-poller, two volatile reads, a volatile increment and a write; nothing
      * on a fiber's own path. Per foreign virtual-thread start, a name check; per fiber readied
      * by a virtual thread that is not one of the scheduler's fibers (the shared-queue path), a
-     * name check, and for a sub-poller a reflective read of its scheduler field (the stack walk
+     * name check, and for a sub-poller a volatile read of its scheduler field (the stack walk
      * only for one on the default scheduler, once, as it is adopted).
      */
 

@@ -53,9 +53,7 @@ final class SocketScenarios {
                 case "plain-then-fiber" -> {
                     // The pollers start on the default scheduler; a FiberIo whose fiber they wake
                     // adopts them, and gives them back when it closes
-                    plainVirtualThreadsDoSocketIo(server, 1);
-                    FiberIo closed = fiberIoDoesSocketIo(server, 2, FiberIo.builder());
-                    check(closed.hostedPollers() > 0, "the FiberIo adopted the pollers a plain thread started");
+                    fiberIoAdoptsThePollersAPlainThreadStarted(server);
                     plainVirtualThreadsDoSocketIo(server, 1);
                 }
                 case "second-fiber-io-adopts" -> {
@@ -83,11 +81,8 @@ final class SocketScenarios {
                     plainVirtualThreadsDoSocketIo(server, 1);
                 }
                 case "closed-adopter-is-collected" -> {
-                    plainVirtualThreadsDoSocketIo(server, 1);
-                    FiberIo adopter = fiberIoDoesSocketIo(server, 2, FiberIo.builder());
-                    check(adopter.hostedPollers() > 0, "the FiberIo adopted the pollers a plain thread started");
-                    WeakReference<Object> closed = new WeakReference<>(adopter.schedulerForTests());
-                    adopter = null;
+                    WeakReference<Object> closed = new WeakReference<>(
+                            fiberIoAdoptsThePollersAPlainThreadStarted(server).schedulerForTests());
                     plainVirtualThreadsDoSocketIo(server, 1);
                     awaitCollected(closed);
                 }
@@ -135,6 +130,17 @@ final class SocketScenarios {
             check(fibersDoSocketIo(io, server, connections), "fibers echoed");
             return io;
         }
+    }
+
+    /**
+     * Plain virtual threads start the pollers (on the default scheduler); then a FiberIo's fibers
+     * do socket I/O, which has the FiberIo adopt them. Returns that FiberIo, closed.
+     */
+    private static FiberIo fiberIoAdoptsThePollersAPlainThreadStarted(EchoServer server) throws Exception {
+        plainVirtualThreadsDoSocketIo(server, 1);
+        FiberIo adopter = fiberIoDoesSocketIo(server, 2, FiberIo.builder());
+        check(adopter.hostedPollers() > 0, "the FiberIo adopted the pollers a plain thread started");
+        return adopter;
     }
 
     /** Whether {@code connections} tasks on {@code io}, each making REQUESTS round trips, echoed them all. */

@@ -143,10 +143,7 @@ final class HostedPoller implements Executor {
 
     /** Whether {@code thread}, a foreign virtual thread being started on this thread, is one of the JDK's sub-pollers. */
     static boolean isJdkSubPoller(Thread thread) {
-        return thread.getName().startsWith(NAME_PREFIX)
-                && StackWalker.getInstance()
-                        .walk(frames ->
-                                frames.anyMatch(frame -> frame.getClassName().equals(STARTER)));
+        return thread.getName().startsWith(NAME_PREFIX) && onStack(STARTER, null);
     }
 
     /**
@@ -157,10 +154,14 @@ final class HostedPoller implements Executor {
     static boolean isReleasedJdkSubPoller(Thread current) {
         return current.getName().startsWith(NAME_PREFIX)
                 && Carriers.schedulerOfThread(current) == Carriers.defaultScheduler()
-                && StackWalker.getInstance()
-                        .walk(frames ->
-                                frames.anyMatch(frame -> frame.getClassName().equals(POLLER)
-                                        && frame.getMethodName().equals(LOOP)));
+                && onStack(POLLER, LOOP);
+    }
+
+    /** Whether the current thread's stack has a frame of {@code className} (in {@code methodName}, unless null). */
+    private static boolean onStack(String className, String methodName) {
+        return StackWalker.getInstance()
+                .walk(frames -> frames.anyMatch(frame -> frame.getClassName().equals(className)
+                        && (methodName == null || frame.getMethodName().equals(methodName))));
     }
 
     /**

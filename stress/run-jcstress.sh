@@ -38,5 +38,5 @@ fi
 # lost-wake-up tests are Termination tests with ONE actor, which jcstress pins to a single CPU:
 # there the signal only runs while the actor is descheduled and never races it (their deliberately
 # broken *Mutant copies then pass too). -af NONE lets actor and signal run on both cores.
-jcstress -t '^(?!.*Mutant).*(RunQueue|Channel|TaskCancelVsComplete|TaskCancelVsShield|TaskCancelVsTaskAbove)' -m quick
+jcstress -t '^(?!.*Mutant).*(RunQueue|Channel|TaskCancelVsComplete|TaskCancelVsShield|TaskCancelVsTaskAbove|TaskCancelVsHelpStart)' -m quick
 jcstress -t '^(?!.*Mutant).*(IdleWorkers|Parker|TaskCancelVsPark)' -m quick -af NONE

@@ -48,6 +48,12 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      *   bit 10     AWAITED: a task has begun an untimed await of this one (sticky until completion,
      *              set by the awaiter with one atomic OR); only an awaited task can close an await
      *              cycle, so only it walks the await chain (see Awaiting)
+     *   bit 11     BELOW_SCOPED: set with NEW -> RUNNING when the task starts above another on its
+     *              stack that has CancelScopes open, is BELOW_SCOPED or PLAIN_SCOPED: a scope below
+     *              may stop it (see "The check's fast path")
+     *   bit 12     BELOW_CANCELLED: a task below this one on its stack had its cancel requested;
+     *              set by the canceller, or by this task as it starts above a task so marked
+     *              (see "The check's fast path"); dropped at completion
      *   bits 16-31 shield depth: changed by the task's own thread (enterShield/exitShield), and
      *              cleared by the claim of completion
      *   bits 32-47 inline depth: how many tasks run in place below this one on its stack
@@ -134,6 +140,27 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * cancelled task's signal); that, a task's first untimed await of a task not done, or its
      * first CancelScope makes its Extras (one allocation of 32 bytes, one CAS, once).
      *
+     * The check's fast path: whether cancellation is in effect (isCancellationEffective, at every
+     * suspend point and checkpoint) is defined by a walk down the task's stack (stopper): a task
+     * run in place is stopped by its awaiter's cancel and by the scopes of every task below it.
+     * Stacks of tasks get deep (join helping goes 32 levels down; an inline Io's children nest as
+     * deep as the program's spawns do), and a walk per check made them quadratic: in a scratch run
+     * of Futures.awaitChain with the help depth unbounded (every link in place), stopper was about
+     * a third of the runners' time; a recursive fork/join (fib(22) on one worker) ran 22-25% faster
+     * without the walk (BENCHMARKS.md, eighteenth session). Two bits make the common answer, "no",
+     * one read of the word and one of extras: BELOW_SCOPED, computed once as the task starts, says
+     * whether any task below has scopes (they cannot change while this task runs above them: their
+     * code is suspended under it), and BELOW_CANCELLED says a task below may have been cancelled.
+     * Only then does the check walk; the walk stays the definition (shields, inline links).
+     * BELOW_CANCELLED pairs up like cancel vs park: the canceller CASes CANCEL_REQUESTED (or the
+     * mark) in and then reads `helping` to mark the task above; a task starting above writes the
+     * parent's `helping` and then reads the parent's word (startAbove). One side sees the other,
+     * so a task above a cancelled one is marked before the canceller wakes it (wakeParked) and
+     * before cancel() returns. For the tasks above, the cancel takes effect with the marks, not
+     * with the CAS: a check made while cancel() runs may pass, as if it came just before it (the
+     * awaiter itself cannot look meanwhile: it is suspended under them). jcstress:
+     * TaskCancelVsHelpStartTest.
+     *
      * Reference counts (the seed design's ref_count bits) are not needed: the garbage collector
      * frees a task once no queue, waiter or handle refers to it. `detached`/`join_interest` bits
      * are replaced by the awaiter stack itself.
@@ -164,6 +191,10 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     private static final long PLAIN_SCOPED = 1L << 9;
     /** A task has begun an untimed await of this one: sticky until completion; see the notes. */
     private static final long AWAITED = 1L << 10;
+    /** A task below this one on its stack has CancelScopes open (or is plain-scoped); see the notes. */
+    private static final long BELOW_SCOPED = 1L << 11;
+    /** A task below this one on its stack had its cancel requested; see the notes. */
+    private static final long BELOW_CANCELLED = 1L << 12;
     /** What {@link #stopper} returns when the walk reached a PLAIN_SCOPED root unshielded. */
     private static final Object PLAIN_ROOT = new Object();
 
@@ -360,7 +391,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             return;
         }
         Task<?> parent = Context.taskIn(slot); // under an inline Io, the task this one runs above
-        long depth = parent != null ? depthBits(parent) : CancelScope.plainThreadHasScopes() ? PLAIN_SCOPED : 0;
+        long depth = parent != null ? stackBits(parent) : CancelScope.plainThreadHasScopes() ? PLAIN_SCOPED : 0;
         while (true) {
             if ((s & LIFECYCLE) != NEW) {
                 notStartable(s);
@@ -384,9 +415,14 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         }
     }
 
-    /** The inline-depth bits of a task started above {@code parent} on the same stack. */
-    private static long depthBits(Task<?> parent) {
-        return parent == null ? 0 : (long) Math.min(parent.inlineDepth() + 1, 0xFFFF) << DEPTH_SHIFT;
+    /**
+     * The bits a task started above {@code parent} on the same stack gets with NEW -> RUNNING: its
+     * inline depth, and BELOW_SCOPED if a task below it has scopes (see "The check's fast path").
+     */
+    private static long stackBits(Task<?> parent) {
+        long ps = parent.state;
+        boolean scoped = (ps & (BELOW_SCOPED | PLAIN_SCOPED)) != 0 || parent.cancelScopes() != null;
+        return (long) Math.min(parent.inlineDepth() + 1, 0xFFFF) << DEPTH_SHIFT | (scoped ? BELOW_SCOPED : 0);
     }
 
     /**
@@ -462,6 +498,31 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             // The parent's cancel interrupted this thread (before a helper set the status aside, or
             // after): it is not this task's. The parent gets it back when this task ends (endAbove).
             Thread.interrupted();
+        }
+        // Read after the write of parent.helping: a cancel below that this read misses finds this
+        // task in `helping` and marks it (see "The check's fast path")
+        if ((parent.state & (CANCEL_REQUESTED | BELOW_CANCELLED)) != 0) {
+            markBelowCancelled();
+        }
+    }
+
+    /** Sets BELOW_CANCELLED while this task runs; a no-op once it is set or the task is done. */
+    private void markBelowCancelled() {
+        long s;
+        while (((s = state) & LIFECYCLE) == RUNNING && (s & BELOW_CANCELLED) == 0) {
+            if (STATE.compareAndSet(this, s, s | BELOW_CANCELLED)) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * After this task's cancel was requested: marks every task running above it on its stack
+     * BELOW_CANCELLED, each before reading the next one's link (see "The check's fast path").
+     */
+    private void markAbove() {
+        for (Task<?> t = helping; t != null; t = t.helping) {
+            t.markBelowCancelled();
         }
     }
 
@@ -638,6 +699,9 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                 return CancelOutcome.ALREADY_REQUESTED;
             }
             if (STATE.compareAndSet(this, s, s | CANCEL_REQUESTED)) {
+                if (helping != null) {
+                    markAbove(); // before any wake: a task above re-checks when it wakes
+                }
                 if ((s & SHIELD_MASK) != 0) {
                     return CancelOutcome.DEFERRED_BY_SHIELD;
                 }
@@ -718,8 +782,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         if ((s & CANCEL_REQUESTED) != 0 && (s & SHIELD_MASK) == 0) {
             return true;
         }
-        if (cancelScopes() == null && inlineParent == null && (s & PLAIN_SCOPED) == 0) {
-            return false; // the common case: two reads (extras, inlineParent) and a bit of the word already read
+        if ((s & (PLAIN_SCOPED | BELOW_SCOPED | BELOW_CANCELLED)) == 0 && cancelScopes() == null) {
+            return false; // the common case, however deep the stack: one more read (extras); see the notes
         }
         return resolve(stopper(s, null), null) != null;
     }
@@ -750,7 +814,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * if the walk reached a root started inside a plain thread's scopes, or null. Each task is
      * looked at with its own shield depth, and a shield stops the walk. A parent's own cancel does
      * not reach an inline child (it is a separate task); a helper's does (the helped task is part
-     * of it). Cost: one pass, two volatile reads per task on the stack (state, extras).
+     * of it). Cost: one pass, two volatile reads per task on the stack (state, extras); the
+     * common check skips it (see "The check's fast path" in the notes).
      */
     private Object stopper(long s, CancelScope skip) {
         Task<?> t = this;
@@ -925,7 +990,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * and HELPED); returns false if it started or was cancelled meanwhile.
      */
     boolean claimForHelper(Task<?> awaiter) {
-        long depth = depthBits(awaiter);
+        long depth = stackBits(awaiter);
         while (true) {
             long s = state;
             if ((s & LIFECYCLE) != NEW) {

@@ -251,6 +251,71 @@ class FiberIoStressTest {
         assertTrue(outcomes[0] > rounds / 2, "few children ran in place: the race was not exercised");
     }
 
+    /**
+     * A cancel of an awaiter racing the start of the task it runs in place: however the two
+     * interleave, the helped task's checkpoints see the cancel (Task, "The check's fast path": the
+     * canceller marks the task above, or the task starting above reads the cancel), so it unwinds
+     * instead of computing on after its awaiter was cancelled.
+     */
+    @Test
+    void aCancelRacingTheStartOfAHelpIsSeenAtTheHelpedTasksCheckpoints() {
+        cancelRacingTheStartOfAHelp(100_000);
+    }
+
+    /** The race above, {@code rounds} times (TasksBeforeThreadsTest runs a short one by default). */
+    static void cancelRacingTheStartOfAHelp(int rounds) {
+        int ranInPlace = 0;
+        int missed = 0;
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            for (int i = 0; i < rounds && missed == 0; i++) {
+                int delay = i % 64;
+                AtomicBoolean aboutToAwait = new AtomicBoolean();
+                boolean[] seen = new boolean[2]; // ran in place; computed on for 10 s after the cancel
+                Future<Object> awaiter = Io.with(io)
+                        .call(() -> Io.async(() -> {
+                            Thread awaiterThread = Thread.currentThread();
+                            Future<?> awaiterTask = Io.currentTask().orElseThrow();
+                            Future<Object> child = Io.async(() -> {
+                                // In place: on the awaiter's thread, above it (the awaiter is not done)
+                                seen[0] = Thread.currentThread() == awaiterThread && !awaiterTask.isDone();
+                                if (!seen[0]) {
+                                    return null; // the cancel came first: it runs after, on its own, uncancelled
+                                }
+                                long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); // a detector
+                                while (System.nanoTime() - giveUp < 0) {
+                                    Io.checkpoint(); // throws once the awaiter's cancel is in effect
+                                    Thread.onSpinWait();
+                                }
+                                seen[1] = true;
+                                return null;
+                            });
+                            aboutToAwait.set(true);
+                            return child.await(); // one worker, this task running: it runs in place
+                        }));
+                while (!aboutToAwait.get()) {
+                    Thread.onSpinWait();
+                }
+                for (int k = 0; k < delay * 4; k++) {
+                    Thread.onSpinWait();
+                }
+                assertTrue(awaiter.cancel());
+                try {
+                    awaiter.await();
+                } catch (Cancelled expected) {
+                    // the only outcome: at the await, or inside the task run in place
+                }
+                assertEquals(Future.State.CANCELLED, awaiter.state());
+                ranInPlace += seen[0] ? 1 : 0;
+                missed += seen[1] ? 1 : 0;
+            }
+        }
+        System.out.printf(
+                "cancel vs the start of a help: %d rounds, %d children ran in place, %d missed the cancel%n",
+                rounds, ranInPlace, missed);
+        assertEquals(0, missed, "a task run in place computed on after its awaiter was cancelled");
+        assertTrue(ranInPlace > rounds / 2, "few children ran in place: the race was not exercised");
+    }
+
     @Test
     void aThousandCreateCloseCyclesLeaveNoThreads() {
         int before = liveCycleWorkerThreads();

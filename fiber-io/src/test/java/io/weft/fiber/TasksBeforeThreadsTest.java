@@ -212,6 +212,42 @@ class TasksBeforeThreadsTest {
     }
 
     /**
+     * Awaits run in place inside one another (A runs B, B runs C): a cancel of A reaches C, parked
+     * two levels up, and every level unwinds as cancelled.
+     */
+    @Test
+    void cancellingAnAwaiterReachesEveryTaskRunInPlaceAboveIt() {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            AtomicReference<Future<?>> middle = new AtomicReference<>();
+            AtomicReference<Future<?>> top = new AtomicReference<>();
+            AtomicBoolean parkedOnTop = new AtomicBoolean();
+            Future<Object> awaiter = Io.with(io)
+                    .call(() -> Io.async(() -> Io.async(() -> {
+                                middle.set(Io.currentTask().orElseThrow());
+                                return Io.async(() -> {
+                                            top.set(Io.currentTask().orElseThrow());
+                                            parkedOnTop.set(true);
+                                            Io.sleep(Duration.ofDays(1));
+                                            return "slept";
+                                        })
+                                        .await();
+                            })
+                            .await()));
+            await().untilTrue(parkedOnTop);
+            assertTrue(awaiter.cancel());
+            assertThrows(Cancelled.class, awaiter::await);
+            assertEquals(Future.State.CANCELLED, middle.get().state(), "the middle task unwound as cancelled");
+            assertEquals(Future.State.CANCELLED, top.get().state(), "the top task unwound as cancelled");
+        }
+    }
+
+    /** A short run of the stress profile's race of a cancel against the start of a task run in place. */
+    @Test
+    void aCancelRacingTheStartOfAHelpIsSeenAtTheHelpedTasksCheckpoints() {
+        FiberIoStressTest.cancelRacingTheStartOfAHelp(10_000);
+    }
+
+    /**
      * A cancel that comes while the awaiter runs a task in place does not interrupt the thread
      * (the interrupt would land in the helped task); it is delivered once the awaiter is back on
      * top, so a blocking JDK call it makes after the await throws, as it would had the cancel

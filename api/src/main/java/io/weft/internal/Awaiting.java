@@ -46,8 +46,10 @@ final class Awaiting {
      * Per await that parks: ParkToken + Wakeup (2 allocations), 1 CAS to push, the park, the
      * removal. An await of a done task: one volatile read. An await of an unstarted task of a
      * helping Io: one CAS (the claim), two volatile writes (the awaiter's `helping` link, set and
-     * cleared by startAbove/endAbove), two reads of the awaiter's state after them (an interrupt of
-     * a cancel held back while the helped task runs: Task.holdInterrupts, reclaimInterrupt), the
+     * cleared by startAbove/endAbove), the awaiter's state and extras read at the claim (the helped
+     * task's stack bits: Task.stackBits), three reads of the awaiter's state after the writes (an
+     * interrupt of a cancel held back while the helped task runs: Task.holdInterrupts,
+     * reclaimInterrupt; a cancel already requested: Task.startAbove), the
      * awaiter's interrupt status set aside and given back (Task.runHelped), a release store
      * (the helped task's thread), the registry lookup
      * (HelpsAwaiters.of), what the Io sets aside of the thread (FiberIo: a dozen field reads, no
@@ -178,7 +180,7 @@ final class Awaiting {
         // No token of its own: runClaimed records the helped task in me.helping (volatile) before
         // its body runs, and a cancel of `me` that finds `helping` set wakes the helped task
         // wherever it parks (Task.requestCancel); one that comes before finds the helped task's
-        // first suspend point already in effect (it walks to `me` through inlineParent).
+        // first suspend point already in effect (startAbove reads it in `me` and marks the task).
         inPlace.runInPlace(io, awaited, me, slot);
         return true;
     }

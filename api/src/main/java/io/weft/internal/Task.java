@@ -51,9 +51,10 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      *   bit 11     BELOW_SCOPED: set with NEW -> RUNNING when the task starts above another on its
      *              stack that has CancelScopes open, is BELOW_SCOPED or PLAIN_SCOPED: a scope below
      *              may stop it (see "The check's fast path")
-     *   bit 12     BELOW_CANCELLED: a task below this one on its stack had its cancel requested;
-     *              set by the canceller, or by this task as it starts above a task so marked
-     *              (see "The check's fast path"); dropped at completion
+     *   bit 12     BELOW_CANCELLED: a task below this one on its stack had its cancel requested,
+     *              and every task from there up to this one runs in place (HELPED): only then
+     *              does that cancel reach this task; set by the canceller, or by this task as it
+     *              starts (see "The check's fast path"); dropped at completion
      *   bits 16-31 shield depth: changed by the task's own thread (enterShield/exitShield), and
      *              cleared by the claim of completion
      *   bits 32-47 inline depth: how many tasks run in place below this one on its stack
@@ -146,17 +147,20 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * Stacks of tasks get deep (join helping goes 32 levels down; an inline Io's children nest as
      * deep as the program's spawns do), and a walk per check made them quadratic: in a scratch run
      * of Futures.awaitChain with the help depth unbounded (every link in place), stopper was about
-     * a third of the runners' time; a recursive fork/join (fib(22) on one worker) ran 22-25% faster
-     * without the walk (BENCHMARKS.md, eighteenth session). Two bits make the common answer, "no",
+     * a third of the runners' time; a recursive fork/join (fib(22) on one worker) took about a
+     * quarter less time without the walk (BENCHMARKS.md, "2026-11-29, eighteenth session"). Two bits make the common answer, "no",
      * one read of the word and one of extras: BELOW_SCOPED, computed once as the task starts, says
      * whether any task below has scopes (they cannot change while this task runs above them: their
      * code is suspended under it), and BELOW_CANCELLED says a task below may have been cancelled.
      * Only then does the check walk; the walk stays the definition (shields, inline links).
-     * BELOW_CANCELLED pairs up like cancel vs park: the canceller CASes CANCEL_REQUESTED (or the
-     * mark) in and then reads `helping` to mark the task above; a task starting above writes the
-     * parent's `helping` and then reads the parent's word (startAbove). One side sees the other,
-     * so a task above a cancelled one is marked before the canceller wakes it (wakeParked) and
-     * before cancel() returns. For the tasks above, the cancel takes effect with the marks, not
+     * BELOW_CANCELLED follows the walk's rule: a cancel reaches up only through tasks run in place
+     * (HELPED, fixed at the claim), so marking stops at the first task that is not (an inline
+     * child), which keeps the marks off stacks the cancel does not reach. It pairs up like cancel
+     * vs park: the canceller CASes CANCEL_REQUESTED (or the mark) in and then reads `helping` to
+     * mark the task above; a task starting above writes the parent's `helping` and then reads the
+     * parent's word (startAbove). One side sees the other, so a task above a cancelled one is
+     * marked before the canceller wakes it (wakeParked) and before cancel() returns (a second
+     * cancel() that finds the request made marks too, for the first may not have yet). For the tasks above, the cancel takes effect with the marks, not
      * with the CAS: a check made while cancel() runs may pass, as if it came just before it (the
      * awaiter itself cannot look meanwhile: it is suspended under them). jcstress:
      * TaskCancelVsHelpStartTest.
@@ -256,8 +260,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     /**
      * The task running above this one on its thread's stack now (run in place by join helping, or
      * an inline child), or null: written by this task's thread around that task's run (startAbove,
-     * endAbove); read by cancellers (not to interrupt this thread, and to wake a task above that
-     * parked) and by an Io that cancels everything (a shielded helper's cancel does not reach the
+     * endAbove); read by cancellers (not to interrupt this thread, to mark the tasks above
+     * BELOW_CANCELLED and to wake one that parked) and by an Io that cancels everything (a shielded helper's cancel does not reach the
      * helped task; the Io's close must).
      */
     private volatile Task<?> helping;
@@ -501,28 +505,33 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         }
         // Read after the write of parent.helping: a cancel below that this read misses finds this
         // task in `helping` and marks it (see "The check's fast path")
-        if ((parent.state & (CANCEL_REQUESTED | BELOW_CANCELLED)) != 0) {
+        if ((state & HELPED) != 0 && (parent.state & (CANCEL_REQUESTED | BELOW_CANCELLED)) != 0) {
             markBelowCancelled();
         }
     }
 
-    /** Sets BELOW_CANCELLED while this task runs; a no-op once it is set or the task is done. */
-    private void markBelowCancelled() {
+    /**
+     * Sets BELOW_CANCELLED on this task if it runs in place (HELPED) and has not ended; returns
+     * whether it runs in place, i.e. whether a cancel below reaches it and the tasks above it.
+     */
+    private boolean markBelowCancelled() {
         long s;
-        while (((s = state) & LIFECYCLE) == RUNNING && (s & BELOW_CANCELLED) == 0) {
+        while (((s = state) & (LIFECYCLE | HELPED)) == (RUNNING | HELPED) && (s & BELOW_CANCELLED) == 0) {
             if (STATE.compareAndSet(this, s, s | BELOW_CANCELLED)) {
-                return;
+                return true;
             }
         }
+        return (s & HELPED) != 0;
     }
 
     /**
-     * After this task's cancel was requested: marks every task running above it on its stack
-     * BELOW_CANCELLED, each before reading the next one's link (see "The check's fast path").
+     * After this task's cancel was requested: marks the tasks running in place above it on its
+     * stack BELOW_CANCELLED, each before reading the next one's link, up to the first that is not
+     * run in place (see "The check's fast path").
      */
     private void markAbove() {
-        for (Task<?> t = helping; t != null; t = t.helping) {
-            t.markBelowCancelled();
+        for (Task<?> t = helping; t != null && t.markBelowCancelled(); t = t.helping) {
+            // each iteration marks one task
         }
     }
 
@@ -696,6 +705,9 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                 continue;
             }
             if ((s & CANCEL_REQUESTED) != 0) {
+                if (helping != null) {
+                    markAbove(); // the first canceller may not have marked them yet (see the notes)
+                }
                 return CancelOutcome.ALREADY_REQUESTED;
             }
             if (STATE.compareAndSet(this, s, s | CANCEL_REQUESTED)) {

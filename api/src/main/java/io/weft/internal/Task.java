@@ -148,22 +148,22 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * deep as the program's spawns do), and a walk per check made them quadratic: in a scratch run
      * of Futures.awaitChain with the help depth unbounded (every link in place), stopper was about
      * a third of the runners' time; a recursive fork/join (fib(22) on one worker) took about a
-     * quarter less time without the walk (BENCHMARKS.md, "2026-11-29, eighteenth session"). Two bits make the common answer, "no",
-     * one read of the word and one of extras: BELOW_SCOPED, computed once as the task starts, says
-     * whether any task below has scopes (they cannot change while this task runs above them: their
-     * code is suspended under it), and BELOW_CANCELLED says a task below may have been cancelled.
-     * Only then does the check walk; the walk stays the definition (shields, inline links).
-     * BELOW_CANCELLED follows the walk's rule: a cancel reaches up only through tasks run in place
-     * (HELPED, fixed at the claim), so marking stops at the first task that is not (an inline
-     * child), which keeps the marks off stacks the cancel does not reach. It pairs up like cancel
-     * vs park: the canceller CASes CANCEL_REQUESTED (or the mark) in and then reads `helping` to
-     * mark the task above; a task starting above writes the parent's `helping` and then reads the
-     * parent's word (startAbove). One side sees the other, so a task above a cancelled one is
-     * marked before the canceller wakes it (wakeParked) and before cancel() returns (a second
-     * cancel() that finds the request made marks too, for the first may not have yet). For the tasks above, the cancel takes effect with the marks, not
-     * with the CAS: a check made while cancel() runs may pass, as if it came just before it (the
-     * awaiter itself cannot look meanwhile: it is suspended under them). jcstress:
-     * TaskCancelVsHelpStartTest.
+     * quarter less time without the walk (BENCHMARKS.md, "2026-11-29, eighteenth session"). Two
+     * bits make the common answer, "no", one read of the word and one of extras: BELOW_SCOPED,
+     * computed once as the task starts, says whether any task below has scopes (they cannot change
+     * while this task runs above them: their code is suspended under it), and BELOW_CANCELLED says
+     * a task below may have been cancelled. Only then does the check walk; the walk stays the
+     * definition (shields, inline links). BELOW_CANCELLED follows the walk's rule: a cancel reaches
+     * up only through tasks run in place (HELPED, fixed at the claim), so marking stops at the
+     * first task that is not (an inline child), which keeps the marks off stacks the cancel does
+     * not reach. It pairs up like cancel vs park: the canceller CASes CANCEL_REQUESTED (or the
+     * mark) in and then reads `helping` to mark the task above; a task starting above writes the
+     * parent's `helping` and then reads the parent's word (startAbove). One side sees the other, so
+     * a task above a cancelled one is marked before the canceller wakes it (wakeParked) and before
+     * cancel() returns (a second cancel() that finds the request made marks too, for the first may
+     * not have yet). For the tasks above, the cancel takes effect with the marks, not with the CAS:
+     * a check made while cancel() runs may pass, as if it came just before it (the awaiter itself
+     * cannot look meanwhile: it is suspended under them). jcstress: TaskCancelVsHelpStartTest.
      *
      * Reference counts (the seed design's ref_count bits) are not needed: the garbage collector
      * frees a task once no queue, waiter or handle refers to it. `detached`/`join_interest` bits
@@ -261,8 +261,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * The task running above this one on its thread's stack now (run in place by join helping, or
      * an inline child), or null: written by this task's thread around that task's run (startAbove,
      * endAbove); read by cancellers (not to interrupt this thread, to mark the tasks above
-     * BELOW_CANCELLED and to wake one that parked) and by an Io that cancels everything (a shielded helper's cancel does not reach the
-     * helped task; the Io's close must).
+     * BELOW_CANCELLED and to wake one that parked) and by an Io that cancels everything (a shielded
+     * helper's cancel does not reach the helped task; the Io's close must).
      */
     private volatile Task<?> helping;
     /**

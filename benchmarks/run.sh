@@ -3,8 +3,8 @@
 #
 #   benchmarks/run.sh [quick|full|smoke] [extra JMH arguments...]
 #
-#   quick  (default) 3 forks, 2 × 1 s warm-up, 3 × 1 s measurement, -prof gc: 90 trials x 3 forks,
-#          24 minutes on 2 cores (Memory, in SingleShotTime mode, runs 2 + 3 single
+#   quick  (default) 3 forks, 2 × 1 s warm-up, 3 × 1 s measurement, -prof gc: 96 trials x 3 forks,
+#          about 33 minutes on 2 cores (Memory, in SingleShotTime mode, runs 2 + 3 single
 #          park/measure/release cycles per fork instead). Writes benchmarks/target/results.json and
 #          BENCHMARKS.md at the repository root; rows whose error exceeds 25% are flagged inconclusive.
 #          The report also gives the cache-line round trip between the cores before and after the

@@ -126,6 +126,11 @@ public final class Report {
                         + "(a Weft process with an unbounded mailbox, sum by ask; a virtual thread taking from a "
                         + "LinkedBlockingQueue; a kotlinx Channel(UNLIMITED)-based actor). Messages/s = 10,000 / score.");
         WORKLOADS.put(
+                "ForkJoinRecursion.fib",
+                "recursive fork/join: fib(20), forking one half and computing the other, 10,945 tasks forked and joined "
+                        + "(Io.async + await; a virtual thread per fork + get; RecursiveTask fork/join; async + await in "
+                        + "coroutineScope). A report, not one of issue 11's targets.");
+        WORKLOADS.put(
                 "Futures.fanOutFanIn",
                 "fan-out/fan-in: 1,000 tasks started, all values summed (await each; allOf; flatMap).");
         String parked = String.format(Locale.ROOT, "%,d", Memory.PARKED_TASKS);

@@ -14,6 +14,7 @@ import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.cancel
+import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.asFlow
@@ -123,6 +124,18 @@ class KotlinPeer : AutoCloseable {
     /** Fan-out/fan-in: [Futures.FAN_OUT] `async { index }`, `awaitAll`, summed. */
     fun fanOutFanIn(): Long = runBlocking(Dispatchers.Default) {
         List(Futures.FAN_OUT) { index -> async { index } }.awaitAll().sumOf { it.toLong() }
+    }
+
+    /** Recursive fork/join: fib([n]) forking one half with `async`, computing the other, then `await`. */
+    fun fib(n: Int): Int = runBlocking(Dispatchers.Default) { fibIn(n) }
+
+    private suspend fun fibIn(n: Int): Int {
+        if (n < 2) return n
+        return coroutineScope {
+            val first = async { fibIn(n - 1) }
+            val second = fibIn(n - 2)
+            first.await() + second
+        }
     }
 
     // ---------------------------------------------------------------- channel and flow

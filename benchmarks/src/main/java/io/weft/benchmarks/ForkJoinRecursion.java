@@ -20,14 +20,14 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * Recursive fork/join, ForkJoinPool's home ground: fib({@value #N}) computed by forking one half
  * and computing the other in place, down to the leaves ({@value #TASKS} tasks forked, as many
- * awaited),
- * each written in its peer's idiom: Weft {@code Io.async} and {@code await} inside a root task;
- * virtual threads started per fork and joined with {@code get}; a {@code RecursiveTask} that
- * {@code fork}s and {@code join}s; kotlinx {@code async} and {@code await} in a
- * {@code coroutineScope}. Microseconds per workload; lower is better. Not one of issue 11's
- * targets (a report): it shows what deep stacks of tasks run in place cost (join helping on
- * FiberIo, inline children on BlockingIo), and how a fork/join idiom compares with the pool
- * built for it.
+ * awaited), each written in its peer's idiom: Weft {@code Io.async} and {@code await} inside a
+ * root task (fiber; blocking runs the same code on BlockingIo, inline); virtual threads started
+ * per fork and joined with {@code get} (vthread; floor runs them on the floor's carriers); a
+ * {@code RecursiveTask} that {@code fork}s and {@code join}s (fjp); kotlinx {@code async} and
+ * {@code await} in a {@code coroutineScope} (kotlin). Microseconds per workload; lower is better.
+ * Not one of issue 11's targets (a report): it shows what deep stacks of tasks run in place cost
+ * (join helping on FiberIo, inline children on BlockingIo), and how a fork/join idiom compares
+ * with the pool built for it.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)

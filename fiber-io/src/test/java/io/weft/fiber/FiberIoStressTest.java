@@ -214,13 +214,7 @@ class FiberIoStressTest {
                             seen[3] = Io.shield(() -> Thread.currentThread().isInterrupted());
                             return null;
                         }));
-                while (!aboutToAwait.get()) {
-                    Thread.onSpinWait();
-                }
-                for (int k = 0; k < delay * 4; k++) {
-                    Thread.onSpinWait();
-                }
-                assertTrue(awaiter.cancel());
+                cancelAfter(aboutToAwait, delay, awaiter);
                 if (alsoTheHelped) {
                     helped.get().cancel();
                 }
@@ -292,13 +286,7 @@ class FiberIoStressTest {
                             aboutToAwait.set(true);
                             return child.await(); // one worker, this task running: it runs in place
                         }));
-                while (!aboutToAwait.get()) {
-                    Thread.onSpinWait();
-                }
-                for (int k = 0; k < delay * 4; k++) {
-                    Thread.onSpinWait();
-                }
-                assertTrue(awaiter.cancel());
+                cancelAfter(aboutToAwait, delay, awaiter);
                 try {
                     awaiter.await();
                 } catch (Cancelled expected) {
@@ -314,6 +302,21 @@ class FiberIoStressTest {
                 rounds, ranInPlace, missed);
         assertEquals(0, missed, "a task run in place computed on after its awaiter was cancelled");
         assertTrue(ranInPlace > rounds / 2, "few children ran in place: the race was not exercised");
+    }
+
+    /**
+     * Waits until {@code aboutToAwait} is set, spins {@code delay * 4} times more (so the cancel
+     * lands at a varying point of the await and its help), then cancels {@code awaiter}, which
+     * must not be done yet.
+     */
+    private static void cancelAfter(AtomicBoolean aboutToAwait, int delay, Future<?> awaiter) {
+        while (!aboutToAwait.get()) {
+            Thread.onSpinWait();
+        }
+        for (int k = 0; k < delay * 4; k++) {
+            Thread.onSpinWait();
+        }
+        assertTrue(awaiter.cancel());
     }
 
     @Test

@@ -563,6 +563,11 @@ public final class FiberIo implements Io, AutoCloseable {
         return scheduler.hostedPollers();
     }
 
+    /** The JDK's socket sub-poller threads this FiberIo runs now, none once closed (tests). */
+    List<Thread> hostedPollerThreads() {
+        return scheduler.hostedPollerThreads();
+    }
+
     /** The scheduler (tests: whether a closed FiberIo's scheduler stays reachable). */
     Object schedulerForTests() {
         return scheduler;

@@ -912,6 +912,11 @@ public final class Scheduler implements Executor {
         return pollersHosted.get();
     }
 
+    /** Returns the JDK's sub-poller threads this scheduler hosts now (none once stopped; see HostedPoller). */
+    public List<Thread> hostedPollerThreads() {
+        return hostedPollers.stream().map(poller -> poller.thread).toList();
+    }
+
     /** Returns how many queued runs of hosted sub-pollers the stall watch handed to the default scheduler. */
     public long pollerRescues() {
         return pollerRescues.get();

@@ -48,8 +48,8 @@ final class Awaiting {
      * helping Io: one CAS (the claim), two volatile writes (the awaiter's `helping` link, set and
      * cleared by startAbove/endAbove), the awaiter's state and extras read at the claim (the helped
      * task's stack bits: Task.stackBits), three reads of the awaiter's state after the writes (an
-     * interrupt of a cancel held back while the helped task runs: Task.holdInterrupts,
-     * reclaimInterrupt; a cancel already requested: Task.startAbove), the
+     * interrupt of a cancel held back while the helped task runs: CancelInterrupts.hold and
+     * reclaim; a cancel already requested: Task.startAbove), the
      * awaiter's interrupt status set aside and given back (Task.runHelped), a release store
      * (the helped task's thread), the registry lookup
      * (HelpsAwaiters.of), what the Io sets aside of the thread (FiberIo: a dozen field reads, no

@@ -40,7 +40,7 @@ public final class CancelScope {
      * Effective: a scope counts if it is not ended, it is stopped (cause set, or its deadline
      * passed on its clock) and the owner's shield depth now is no deeper than when it opened. A
      * task above the owner on its stack walks down to it (a state bit set as that task starts says
-     * a scope is open below: Task, "The check's fast path"); with nothing open it is one volatile
+     * a scope is open below: CancelCheck, "The check's fast path"); with nothing open it is one volatile
      * read per suspend point
      * (Task.extras, null for most tasks) or one ThreadLocal read (plain thread, a path that parks
      * an OS thread anyway).

@@ -9,7 +9,7 @@ import io.weft.Io;
  * leaves on the thread (ThreadLocal values, name, context class loader, handler) is dropped when
  * it ends, when the awaiter gets its own back. The interrupt status is not the Io's: Task.runHelped
  * sets it aside and gives it back, with the interrupt of a cancel of the awaiter held back
- * meanwhile (part of the cancel protocol in Task's notes). It runs with the awaiter's context class loader and handler (as a thread the awaiter
+ * meanwhile (part of the cancel protocol: CancelInterrupts' notes). It runs with the awaiter's context class loader and handler (as a thread the awaiter
  * started would), which a task started on its own thread does not see. An Io class opts in once
  * with {@link #register}; the package is exported only to the Io modules that do. Thread-safe.
  */

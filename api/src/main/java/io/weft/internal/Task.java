@@ -1,5 +1,25 @@
 package io.weft.internal;
 
+import static io.weft.internal.TaskState.AWAITED;
+import static io.weft.internal.TaskState.BELOW_CANCELLED;
+import static io.weft.internal.TaskState.BELOW_SCOPED;
+import static io.weft.internal.TaskState.CANCELLED;
+import static io.weft.internal.TaskState.CANCEL_REQUESTED;
+import static io.weft.internal.TaskState.COMPLETING;
+import static io.weft.internal.TaskState.FAILED;
+import static io.weft.internal.TaskState.HELPED;
+import static io.weft.internal.TaskState.INTERRUPTED;
+import static io.weft.internal.TaskState.INTERRUPTING;
+import static io.weft.internal.TaskState.LIFECYCLE;
+import static io.weft.internal.TaskState.NEW;
+import static io.weft.internal.TaskState.OBSERVED;
+import static io.weft.internal.TaskState.PLAIN_SCOPED;
+import static io.weft.internal.TaskState.RUNNING;
+import static io.weft.internal.TaskState.SHIELD_MASK;
+import static io.weft.internal.TaskState.SHIELD_ONE;
+import static io.weft.internal.TaskState.STARTED;
+import static io.weft.internal.TaskState.SUCCEEDED;
+
 import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Io;
@@ -26,62 +46,10 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     /*
      * Implementation notes.
      *
-     * State word (one volatile long, changed only by CAS):
-     *
-     *   bits 0-2   lifecycle: NEW, RUNNING, COMPLETING, SUCCEEDED, FAILED, CANCELLED (last three: done)
-     *   bit  3     CANCEL_REQUESTED: sticky once set
-     *   bit  4     STARTED: set with NEW -> RUNNING and kept, so run() can tell a task cancelled
-     *              before start (return quietly) from one run twice (an Io bug: throw)
-     *   bit  5     HELPED: set with NEW -> RUNNING when an awaiter claimed the task to run it in
-     *              place (claimForHelper; join helping) and kept: its queued entry, run later,
-     *              returns quietly, and runHelped runs only a task that has it
-     *   bit  6     INTERRUPTING: a canceller is interrupting the task's thread right now; the
-     *              task neither completes, enters a shield, starts another task above itself
-     *              (holdInterrupts) nor takes an interrupt back (reclaimInterrupt) until it clears
-     *   bit  7     INTERRUPTED: a cancel interrupted the task's thread (or the task re-interrupted
-     *              itself on leaving a shield) and the task has not absorbed it yet
-     *   bit  8     OBSERVED: set on a FAILED task once its failure was reported (await, exceptionNow),
-     *              so a supervisor scope knows which failures nobody saw
-     *   bit  9     PLAIN_SCOPED: set with NEW -> RUNNING when the task starts, with no task below it,
-     *              on a plain thread that has CancelScopes open (an inline Io under a plain owner):
-     *              it runs inside them, as an inline child runs inside its parent task's
-     *   bit 10     AWAITED: a task has begun an untimed await of this one (sticky until completion,
-     *              set by the awaiter with one atomic OR); only an awaited task can close an await
-     *              cycle, so only it walks the await chain (see Awaiting)
-     *   bit 11     BELOW_SCOPED: set with NEW -> RUNNING when the task starts above another on its
-     *              stack that has CancelScopes open, is BELOW_SCOPED or PLAIN_SCOPED: a scope below
-     *              may stop it (see "The check's fast path")
-     *   bit 12     BELOW_CANCELLED: a task below this one on its stack had its cancel requested,
-     *              and every task from there up to this one runs in place (HELPED): only then
-     *              does that cancel reach this task; set by the canceller, or by this task as it
-     *              starts (see "The check's fast path"); dropped at completion
-     *   bits 16-31 shield depth: changed by the task's own thread (enterShield/exitShield), and
-     *              cleared by the claim of completion
-     *   bits 32-47 inline depth: how many tasks run in place below this one on its stack
-     *              (inlineParent chain), saturating; set by the NEW -> RUNNING CAS itself (no
-     *              extra atomic, no field), dropped at completion
-     *
-     * Transitions (who -> what):
-     *
-     *   NEW -> RUNNING                         // run(): the Io starts the task
-     *   NEW -> RUNNING+HELPED                  // claimForHelper: an awaiter runs it in place (runHelped)
-     *   NEW -> COMPLETING -> CANCELLED         // cancel() before start: body never runs, done at once
-     *   NEW -> COMPLETING -> SUCCEEDED|FAILED|CANCELLED      // bodiless tasks, completed from outside
-     *   RUNNING -> RUNNING+CANCEL_REQUESTED    // cancel() while running: wakes the parked task
-     *   RUNNING -> SUCCEEDED|FAILED|CANCELLED  // the body returned or threw (its own thread: one CAS)
-     *
-     * COMPLETING makes completion a claim-then-publish where several threads may complete: the
-     * one thread whose CAS claimed it writes the outcome, then publishes the final lifecycle with
-     * a volatile write. A cancel that sees COMPLETING reports ALREADY_DONE: the outcome is
-     * already decided. A RUNNING task is completed only by its own thread (a cancel only sets
-     * CANCEL_REQUESTED), so it needs no claim: it writes the outcome and moves RUNNING -> done
-     * with one CAS, retrying (and recomputing the outcome) if a cancel changed the word.
-     *
-     * A value returned after CANCEL_REQUESTED is dropped (CANCELLED): once cancel() returned true
-     * the future never succeeds. A non-Cancelled exception is kept (FAILED): nothing is replaced.
-     * Packing cancel and shield depth in one word makes "cancelled and not shielded" one atomic
-     * read, so a canceller decides whether to wake the task from the same snapshot the task
-     * itself checks.
+     * State word: one volatile long, changed only by CAS; its bits, their meaning and the
+     * transitions between them are TaskState's (read it first). Task makes the lifecycle's
+     * transitions (run, claimForHelper, complete, requestCancel, the shields); CancelCheck sets
+     * BELOW_CANCELLED and CancelInterrupts INTERRUPTING and INTERRUPTED.
      *
      * Outcome: `work` holds the body until the running thread takes it (after winning NEW ->
      * RUNNING), then the outcome (value or Throwable), written by the claiming thread after
@@ -100,39 +68,18 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * state; cancel() CASes the state then reads `parked` and unparks its owner. Volatile accesses
      * are sequentially consistent, so one side always sees the other. See ParkToken.
      *
-     * Cancel vs a blocking JDK call (issue 13): a cancel that finds the task running and not parked
-     * at a Weft suspend point interrupts the task's thread, so Thread.sleep, BlockingQueue.take,
-     * interruptible channels and the like throw. Three rules keep the interrupt where it belongs:
-     * (1) it is delivered only while the task is RUNNING on that thread: the canceller CASes
-     * INTERRUPTING in (RUNNING, no shield, nothing running above the task on its stack), interrupts,
-     * then clears it, and complete() waits for INTERRUPTING to clear before it claims completion, so
-     * no interrupt can start after the task ended; complete() then clears the flag on the task's own
-     * thread if INTERRUPTED is set, so it never reaches the next task, an inline parent or a carrier;
-     * (2) shielded code is not interrupted: the canceller requires shield depth 0 in the same CAS,
-     * enterShield waits out INTERRUPTING and, entering the outermost shield, absorbs a pending one
-     * (clears the flag); leaving the outermost shield of a cancelled task re-interrupts it, since
-     * the cancellation is in effect again; (3) a task running another above it on its stack (join
-     * helping, an inline child) is not interrupted: the interrupt would land in the other task.
-     * For (3) the two sides pair up like cancel vs park: the task below writes `helping` (volatile)
-     * then waits out INTERRUPTING (holdInterrupts); the canceller CASes INTERRUPTING in, then
-     * re-reads `helping` and interrupts only if it is still null (else it takes its bits back and
-     * wakes the task above if parked). So an interrupt either landed before the task above started,
-     * and startAbove takes it off the thread (INTERRUPTED stays set), or it is held back until
-     * `helping` is cleared. The task above publishes its thread only after that, so a cancel of
-     * its own interrupts it after the clear, not before. Then the task below, on top again, gets
-     * back what it is owed (reclaimInterrupt, which waits out a canceller taking its bits back): if
-     * one was delivered, or a cancel came meanwhile and is not shielded, its thread is
-     * interrupted, so a blocking call it makes next throws. A task run in place is part of its
-     * awaiter and sees the awaiter's cancellation at its suspend points; an inline child is a
-     * task of its own and does not. A helped task's interrupt status is set aside and given back
-     * here too (runHelped), so an Io that helps awaiters only sets aside the rest of the thread.
-     * The thread is published (release) after NEW -> RUNNING and startAbove, by the thread that won
-     * it; a canceller that sees RUNNING before it waits until it is there (a few instructions,
-     * or a task below's wait for an interrupt in flight).
+     * Cancel vs a blocking JDK call (issue 13): a cancel of a task running outside a Weft suspend
+     * point interrupts its thread, under the rules CancelInterrupts keeps (only while the task is
+     * on top of its stack and unshielded; never left for the next task). This class's part is
+     * where the task's stack changes: startAbove holds the interrupts of the task below, endAbove
+     * and runHelped give them back, complete clears one left on the thread, the shields absorb
+     * and restore one.
      *
      * Awaiters: the WaiterStack this class extends; complete() closes it and runs its actions.
-     * Awaiting (the await loop, join helping, cycle checks) and StageBridge (CompletionStage in
-     * and out) are separate classes: this one is the state machine.
+     * Awaiting (the await loop, join helping, cycle checks), StageBridge (CompletionStage in and
+     * out), TaskState (the word's layout), CancelCheck and CancelInterrupts (the cancellation
+     * protocol's check and interrupts) are separate classes: this one is the task record and the
+     * transitions of its lifecycle.
      *
      * Per task (spawn, run, complete, nobody parked on it): 1 allocation (the task); no
      * ScopedValue binding on a thread that owns a context slot (a runner fiber; see Context);
@@ -141,72 +88,17 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * cancelled task's signal); that, a task's first untimed await of a task not done, or its
      * first CancelScope makes its Extras (one allocation of 32 bytes, one CAS, once).
      *
-     * The check's fast path: whether cancellation is in effect (isCancellationEffective, at every
-     * suspend point and checkpoint) is defined by a walk down the task's stack (stopper): a task
-     * run in place is stopped by its awaiter's cancel and by the scopes of every task below it.
-     * Stacks of tasks get deep (join helping goes 32 levels down; an inline Io's children nest as
-     * deep as the program's spawns do), and a walk per check made them quadratic: in a scratch run
-     * of Futures.awaitChain with the help depth unbounded (every link in place), stopper was about
-     * a third of the runners' time; a recursive fork/join (fib(22) on one worker) took about a
-     * quarter less time without the walk (BENCHMARKS.md, "2026-11-29, eighteenth session"). Two
-     * bits make the common answer, "no", one read of the word and one of extras: BELOW_SCOPED,
-     * computed once as the task starts, says whether any task below has scopes (they cannot change
-     * while this task runs above them: their code is suspended under it), and BELOW_CANCELLED says
-     * a task below may have been cancelled. Only then does the check walk; the walk stays the
-     * definition (shields, inline links). BELOW_CANCELLED follows the walk's rule: a cancel reaches
-     * up only through tasks run in place (HELPED, fixed at the claim), so marking stops at the
-     * first task that is not (an inline child), which keeps the marks off stacks the cancel does
-     * not reach. It pairs up like cancel vs park: the canceller CASes CANCEL_REQUESTED (or the
-     * mark) in and then reads `helping` to mark the task above; a task starting above writes the
-     * parent's `helping` and then reads the parent's word (startAbove). One side sees the other, so
-     * a task above a cancelled one is marked before the canceller wakes it (wakeParked) and before
-     * cancel() returns (a second cancel() that finds the request made marks too, for the first may
-     * not have yet). For the tasks above, the cancel takes effect with the marks, not with the CAS:
-     * a check made while cancel() runs may pass, as if it came just before it (the awaiter itself
-     * cannot look meanwhile: it is suspended under them). jcstress: TaskCancelVsHelpStartTest.
+     * Whether cancellation is in effect (isCancellationEffective, at every suspend point) is
+     * CancelCheck's: a walk down the task's stack by definition, two state bits in the common
+     * case. This class computes BELOW_SCOPED as a task starts (stackBits) and reads the parent's
+     * word after publishing itself in the parent's `helping` (startAbove), CancelCheck's half of
+     * the marks' handshake.
      *
      * Reference counts (the seed design's ref_count bits) are not needed: the garbage collector
      * frees a task once no queue, waiter or handle refers to it. `detached`/`join_interest` bits
      * are replaced by the awaiter stack itself.
      *
      */
-
-    private static final long LIFECYCLE = 0b111L;
-    private static final long NEW = 0;
-    private static final long RUNNING = 1;
-    private static final long SUCCEEDED = 2;
-    private static final long FAILED = 3;
-    private static final long CANCELLED = 4;
-    /** Transient: the completing thread is writing the outcome. Not done yet, no longer cancellable. */
-    private static final long COMPLETING = 5;
-
-    private static final long CANCEL_REQUESTED = 1L << 3;
-    /** Set by the NEW -> RUNNING transition and kept: tells "cancelled before start" apart. */
-    private static final long STARTED = 1L << 4;
-    /** Set with NEW -> RUNNING when an awaiter claimed the task to run it in place (join helping). */
-    private static final long HELPED = 1L << 5;
-    /** A canceller is interrupting the task's thread; see the notes. */
-    private static final long INTERRUPTING = 1L << 6;
-    /** A cancel's interrupt was delivered and not yet absorbed; see the notes. */
-    private static final long INTERRUPTED = 1L << 7;
-    /** Set on a done, failed task once its failure was reported to someone (await, exceptionNow). */
-    private static final long OBSERVED = 1L << 8;
-    /** Started on a plain thread with CancelScopes open, no task below it: it runs inside them. */
-    private static final long PLAIN_SCOPED = 1L << 9;
-    /** A task has begun an untimed await of this one: sticky until completion; see the notes. */
-    private static final long AWAITED = 1L << 10;
-    /** A task below this one on its stack has CancelScopes open (or is plain-scoped); see the notes. */
-    private static final long BELOW_SCOPED = 1L << 11;
-    /** A task below this one on its stack had its cancel requested; see the notes. */
-    private static final long BELOW_CANCELLED = 1L << 12;
-    /** What {@link #stopper} returns when the walk reached a PLAIN_SCOPED root unshielded. */
-    private static final Object PLAIN_ROOT = new Object();
-
-    private static final int DEPTH_SHIFT = 32;
-    private static final long DEPTH_MASK = 0xFFFFL << DEPTH_SHIFT;
-    private static final int SHIELD_SHIFT = 16;
-    private static final long SHIELD_ONE = 1L << SHIELD_SHIFT;
-    private static final long SHIELD_MASK = 0xFFFFL << SHIELD_SHIFT;
 
     private static final AtomicLong IDS = new AtomicLong();
     private static final VarHandle STATE;
@@ -421,12 +313,13 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     /**
      * The bits a task started above {@code parent} on the same stack gets with NEW -> RUNNING: its
-     * inline depth, and BELOW_SCOPED if a task below it has scopes (see "The check's fast path").
+     * inline depth, and BELOW_SCOPED if a task below it has scopes (CancelCheck, "The check's fast
+     * path").
      */
     private static long stackBits(Task<?> parent) {
         long ps = parent.state;
         boolean scoped = (ps & (BELOW_SCOPED | PLAIN_SCOPED)) != 0 || parent.cancelScopes() != null;
-        return (long) Math.min(parent.inlineDepth() + 1, 0xFFFF) << DEPTH_SHIFT | (scoped ? BELOW_SCOPED : 0);
+        return TaskState.inlineDepthBits(parent.inlineDepth() + 1) | (scoped ? BELOW_SCOPED : 0);
     }
 
     /**
@@ -439,7 +332,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * been run: an Io bug. Only the claiming thread calls it.
      */
     public void runHelped(Task<?> awaiter, Context.Slot slot) {
-        if ((state & (LIFECYCLE | HELPED)) != (RUNNING | HELPED) || thread != null) {
+        if (!TaskState.isRunningHelped(state) || thread != null) {
             throw new IllegalStateException(this + " was not claimed to run in place, or has already run");
         }
         Thread self = Thread.currentThread();
@@ -451,7 +344,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             if (self.isInterrupted()) {
                 Thread.interrupted(); // what this task left
             }
-            if (interrupted || awaiter.reclaimInterrupt()) { // and what a cancel of the awaiter held back
+            if (interrupted || CancelInterrupts.reclaim(awaiter)) { // and what a cancel of the awaiter held back
                 self.interrupt();
             }
         }
@@ -467,7 +360,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             startAbove(parent); // out of line, as is endAbove: this method stays small enough to inline
         }
         // Published after startAbove cleared the parent's interrupt: a cancel of this task that
-        // comes sooner waits for it (interruptBlockedCall), so its interrupt is never cleared with the parent's
+        // comes sooner waits for it (CancelInterrupts), so its interrupt is never cleared with the parent's
         THREAD.setRelease(this, Thread.currentThread());
         try {
             T value;
@@ -486,7 +379,11 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         } catch (Cancelled c) {
             complete(CANCELLED, c);
         } catch (Throwable t) {
-            complete(StageBridge.isCancellation(t) || interruptedByCancel(t) ? CANCELLED : FAILED, t);
+            complete(
+                    StageBridge.isCancellation(t) || CancelInterrupts.isInterruptFromCancel(this, t)
+                            ? CANCELLED
+                            : FAILED,
+                    t);
         } finally {
             if (parent != null) {
                 endAbove(parent);
@@ -497,100 +394,25 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     /** Records that this task runs above {@code parent} on the calling thread's stack, from now until endAbove. */
     private void startAbove(Task<?> parent) {
         inlineParent = parent;
-        parent.helping = this; // the parent's cancel no longer interrupts this thread: holdInterrupts
-        if (parent.holdInterrupts()) {
+        parent.helping = this; // the parent's cancel no longer interrupts this thread: CancelInterrupts.hold
+        if (CancelInterrupts.hold(parent)) {
             // The parent's cancel interrupted this thread (before a helper set the status aside, or
             // after): it is not this task's. The parent gets it back when this task ends (endAbove).
             Thread.interrupted();
         }
         // Read after the write of parent.helping: a cancel below that this read misses finds this
-        // task in `helping` and marks it (see "The check's fast path")
+        // task in `helping` and marks it (CancelCheck)
         if ((state & HELPED) != 0 && (parent.state & (CANCEL_REQUESTED | BELOW_CANCELLED)) != 0) {
-            markBelowCancelled();
-        }
-    }
-
-    /**
-     * Sets BELOW_CANCELLED on this task if it runs in place (HELPED) and has not ended; returns
-     * whether it runs in place, i.e. whether a cancel below reaches it and the tasks above it.
-     */
-    private boolean markBelowCancelled() {
-        long s;
-        while (((s = state) & (LIFECYCLE | HELPED)) == (RUNNING | HELPED) && (s & BELOW_CANCELLED) == 0) {
-            if (STATE.compareAndSet(this, s, s | BELOW_CANCELLED)) {
-                return true;
-            }
-        }
-        return (s & HELPED) != 0;
-    }
-
-    /**
-     * After this task's cancel was requested: marks the tasks running in place above it on its
-     * stack BELOW_CANCELLED, each before reading the next one's link, up to the first that is not
-     * run in place (see "The check's fast path").
-     */
-    private void markAbove() {
-        for (Task<?> t = helping; t != null && t.markBelowCancelled(); t = t.helping) {
-            // each iteration marks one task
+            CancelCheck.markBelowCancelled(this);
         }
     }
 
     /** After this task, run above {@code parent}, ended: {@code parent} is on top of the stack again. */
     private void endAbove(Task<?> parent) {
         parent.helping = null;
-        if ((state & HELPED) == 0 && parent.reclaimInterrupt()) {
+        if ((state & HELPED) == 0 && CancelInterrupts.reclaim(parent)) {
             Thread.currentThread().interrupt(); // (runHelped gives an awaiter its status back itself)
         }
-    }
-
-    /**
-     * On this task's thread, right after a task above it on the stack was recorded in
-     * {@code helping}: waits out a cancel's interrupt in flight; from here until {@code helping} is
-     * cleared, no cancel of this task interrupts the thread. Returns whether a cancel's interrupt of
-     * this task was delivered and not absorbed (INTERRUPTED), which may now be on the thread.
-     */
-    private boolean holdInterrupts() {
-        long s;
-        while (((s = state) & INTERRUPTING) != 0) {
-            Thread.onSpinWait();
-        }
-        return (s & INTERRUPTED) != 0;
-    }
-
-    /**
-     * Whether this task's thread must carry a cancel's interrupt now that this task is on top of its
-     * stack again (the task above it, in {@code helping}, ended): one was delivered and not absorbed
-     * (INTERRUPTED), or a cancel came while the other task ran and was held back, which this marks
-     * INTERRUPTED. Returns whether the caller, on this task's thread, must interrupt it. As for
-     * exitShield: the cancellation is in effect again, so a blocking call made next throws.
-     */
-    private boolean reclaimInterrupt() {
-        while (true) {
-            long s = state;
-            if ((s & INTERRUPTING) != 0) {
-                // A canceller that saw `helping` set is taking back the INTERRUPTED it added: wait
-                // for it, or the bit would be cleared under an interrupt this returns true for
-                Thread.onSpinWait();
-                continue;
-            }
-            if ((s & INTERRUPTED) != 0) {
-                return true;
-            }
-            if ((s & (LIFECYCLE | CANCEL_REQUESTED | SHIELD_MASK)) != (RUNNING | CANCEL_REQUESTED) || helping != null) {
-                return false;
-            }
-            if (STATE.compareAndSet(this, s, s | INTERRUPTED)) {
-                return true;
-            }
-        }
-    }
-
-    /** Whether {@code t} is how a blocking JDK call reports the interrupt a cancel of this task sent. */
-    private boolean interruptedByCancel(Throwable t) {
-        return (state & CANCEL_REQUESTED) != 0
-                && (t instanceof InterruptedException
-                        || t instanceof java.nio.channels.ClosedByInterruptException
-                        || t instanceof java.io.InterruptedIOException);
     }
 
     /**
@@ -683,6 +505,16 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         }
     }
 
+    /** The state word now (a volatile read); see TaskState. For the cancellation protocol's classes. */
+    long word() {
+        return state;
+    }
+
+    /** CASes the state word from {@code expected} to {@code next}; for the cancellation protocol's classes. */
+    boolean casWord(long expected, long next) {
+        return STATE.compareAndSet(this, expected, next);
+    }
+
     // ---------------------------------------------------------------- cancellation
 
     @Override
@@ -693,11 +525,10 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     CancelOutcome requestCancel() {
         while (true) {
             long s = state;
-            long life = s & LIFECYCLE;
-            if (life != NEW && life != RUNNING) {
+            if (!TaskState.isLive(s)) {
                 return CancelOutcome.ALREADY_DONE; // done, or being completed by another thread
             }
-            if (life == NEW) {
+            if ((s & LIFECYCLE) == NEW) {
                 if (STATE.compareAndSet(this, s, CANCEL_REQUESTED | COMPLETING)) {
                     finish(CANCEL_REQUESTED, CANCELLED, null);
                     return CancelOutcome.CANCELLED_BEFORE_START;
@@ -706,13 +537,13 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
             }
             if ((s & CANCEL_REQUESTED) != 0) {
                 if (helping != null) {
-                    markAbove(); // the first canceller may not have marked them yet (see the notes)
+                    CancelCheck.markAbove(this); // the first canceller may not have marked them yet
                 }
                 return CancelOutcome.ALREADY_REQUESTED;
             }
             if (STATE.compareAndSet(this, s, s | CANCEL_REQUESTED)) {
                 if (helping != null) {
-                    markAbove(); // before any wake: a task above re-checks when it wakes
+                    CancelCheck.markAbove(this); // before any wake: a task above re-checks when it wakes
                 }
                 if ((s & SHIELD_MASK) != 0) {
                     return CancelOutcome.DEFERRED_BY_SHIELD;
@@ -727,7 +558,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                     // inline child, a task of its own, parks again
                     wakeParked();
                 } else {
-                    interruptBlockedCall();
+                    CancelInterrupts.interruptBlockedCall(this);
                 }
                 return CancelOutcome.REQUESTED;
             }
@@ -735,69 +566,12 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     }
 
     /**
-     * After a cancel found the task running and not parked at a Weft suspend point: interrupts its
-     * thread, so a blocking JDK call it may be in throws (see the notes for when it does not).
-     */
-    private void interruptBlockedCall() {
-        int spins = 0;
-        while (true) {
-            long s = state;
-            if ((s & LIFECYCLE) != RUNNING || (s & (SHIELD_MASK | INTERRUPTING)) != 0 || helping != null) {
-                return;
-            }
-            Thread t = (Thread) THREAD.getAcquire(this);
-            if (t == null) { // between NEW -> RUNNING and publishing its thread: see the notes
-                if (++spins % 64 == 0) {
-                    Thread.yield();
-                } else {
-                    Thread.onSpinWait();
-                }
-                continue;
-            }
-            long added = INTERRUPTING | (~s & INTERRUPTED);
-            if (STATE.compareAndSet(this, s, s | added)) {
-                // Re-read after the CAS: a task may have started above this one since the check
-                // above. It writes `helping` then reads the state (holdInterrupts), so one of the two
-                // sides sees the other: either this sees it and holds back, or it waits for this
-                // interrupt to land before that task runs.
-                // No wake is needed when it holds back: requestCancel found `helping` null after its
-                // CAS of CANCEL_REQUESTED, so the task above started later and its suspend points see it.
-                boolean deliver = helping == null;
-                try {
-                    if (deliver) {
-                        t.interrupt();
-                    }
-                } finally {
-                    clearBits(deliver ? INTERRUPTING : added);
-                }
-                return;
-            }
-        }
-    }
-
-    private void clearBits(long bits) {
-        while (true) {
-            long s = state;
-            if (STATE.compareAndSet(this, s, s & ~bits)) {
-                return;
-            }
-        }
-    }
-
-    /**
      * Whether cancellation is in effect for this task: its own cancel, or a {@link CancelScope}
      * around it, or the cancel of an awaiter running it in place (join helping: while it runs
-     * there, it is part of that awaiter), unless a shield defers it. See {@link #stopper}.
+     * there, it is part of that awaiter), unless a shield defers it. See {@link CancelCheck}.
      */
     public boolean isCancellationEffective() {
-        long s = state;
-        if ((s & CANCEL_REQUESTED) != 0 && (s & SHIELD_MASK) == 0) {
-            return true;
-        }
-        if ((s & (PLAIN_SCOPED | BELOW_SCOPED | BELOW_CANCELLED)) == 0 && cancelScopes() == null) {
-            return false; // the common case, however deep the stack: one more read (extras); see the notes
-        }
-        return resolve(stopper(s, null), null) != null;
+        return CancelCheck.isEffective(this);
     }
 
     /**
@@ -809,73 +583,18 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * @return whether this task's next suspend point throws
      */
     public boolean isCancellationEffective(BooleanSupplier plainScopes) {
-        Object by = stopper(state, null);
-        return by == PLAIN_ROOT ? plainScopes != null && plainScopes.getAsBoolean() : by != null;
+        return CancelCheck.isEffective(this, plainScopes);
     }
 
     /** {@link #isCancellationEffective()} as if {@code skip} (one of this task's scopes) were ended. */
     boolean isCancellationEffectiveIgnoring(CancelScope skip) {
-        return resolve(stopper(state, skip), skip) != null;
-    }
-
-    /**
-     * What stops this task, in one walk down its stack (this task, then the tasks it runs above,
-     * through inlineParent): a Task whose own cancel is in effect (this one, or an awaiter running
-     * it in place), a {@link CancelScope} in effect (one of this task's, or of a task below it: an
-     * inline child runs inside its parent's scopes, as Trio's are lexical), {@link #PLAIN_ROOT}
-     * if the walk reached a root started inside a plain thread's scopes, or null. Each task is
-     * looked at with its own shield depth, and a shield stops the walk. A parent's own cancel does
-     * not reach an inline child (it is a separate task); a helper's does (the helped task is part
-     * of it). Cost: one pass, two volatile reads per task on the stack (state, extras); the
-     * common check skips it (see "The check's fast path" in the notes).
-     */
-    private Object stopper(long s, CancelScope skip) {
-        Task<?> t = this;
-        boolean ownCancelCounts = true;
-        while (true) {
-            boolean shielded = (s & SHIELD_MASK) != 0;
-            if (ownCancelCounts && (s & CANCEL_REQUESTED) != 0 && !shielded) {
-                return t;
-            }
-            CancelScope scopes = t.cancelScopes();
-            CancelScope stopped = scopes != null ? CancelScope.effective(scopes, shieldDepth(s), skip) : null;
-            if (stopped != null) {
-                return stopped;
-            }
-            Task<?> below = t.inlineParent;
-            if (shielded || below == null) {
-                return shielded || (s & PLAIN_SCOPED) == 0 ? null : PLAIN_ROOT;
-            }
-            ownCancelCounts &= (s & HELPED) != 0; // through helped links only: an inline child breaks it
-            t = below;
-            s = below.state;
-        }
-    }
-
-    /**
-     * Turns {@link #PLAIN_ROOT} into the plain thread's scope in effect, read on this task's own
-     * thread (elsewhere it is unknown: null); passes anything else through.
-     */
-    private Object resolve(Object by, CancelScope skip) {
-        if (by != PLAIN_ROOT) {
-            return by;
-        }
-        return Thread.currentThread() == thread ? CancelScope.plainThreadStopper(skip) : null;
-    }
-
-    /** The signal for a cancellation in effect (see {@link #stopper}), or null. */
-    private Cancelled cancellationSignal() {
-        Object by = resolve(stopper(state, null), null);
-        if (by instanceof Task<?> cancelled) {
-            return new CancelSignal(cancelled + " was cancelled");
-        }
-        return by instanceof CancelScope stopped ? stopped.signal() : null;
+        return CancelCheck.isEffectiveIgnoring(this, skip);
     }
 
     /** Throws {@link Cancelled} if this task's cancellation is in effect. */
     public void throwIfCancelled() {
         if (isCancellationEffective()) {
-            Cancelled signal = cancellationSignal();
+            Cancelled signal = CancelCheck.signal(this);
             throw signal != null ? signal : new CancelSignal(this + " was cancelled");
         }
     }
@@ -907,11 +626,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     /** The shield depth now; only meaningful on the task's own thread. */
     int shieldDepth() {
-        return shieldDepth(state);
-    }
-
-    private static int shieldDepth(long s) {
-        return (int) ((s & SHIELD_MASK) >>> SHIELD_SHIFT);
+        return TaskState.shieldDepth(state);
     }
 
     /** Clears the parked token after the park returned. */
@@ -924,7 +639,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         while (true) {
             long s = state;
             if ((s & SHIELD_MASK) == SHIELD_MASK) {
-                throw new IllegalStateException("shields nested deeper than " + (SHIELD_MASK >>> SHIELD_SHIFT));
+                throw new IllegalStateException("shields nested deeper than " + TaskState.shieldDepth(SHIELD_MASK));
             }
             if ((s & INTERRUPTING) != 0) {
                 Thread.onSpinWait(); // an interrupt is landing: let it, then absorb it below
@@ -1082,7 +797,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     }
 
     int inlineDepth() {
-        return (int) ((state & DEPTH_MASK) >>> DEPTH_SHIFT);
+        return TaskState.inlineDepth(state);
     }
 
     /** Reports the outcome of a done task: the value, or the failure under Weft's rules. */
@@ -1107,18 +822,12 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     @Override
     public boolean isDone() {
-        long life = state & LIFECYCLE;
-        return life == SUCCEEDED || life == FAILED || life == CANCELLED;
+        return TaskState.isDone(state);
     }
 
     @Override
     public State state() {
-        return switch ((int) (state & LIFECYCLE)) {
-            case (int) SUCCEEDED -> State.SUCCESS;
-            case (int) FAILED -> State.FAILED;
-            case (int) CANCELLED -> State.CANCELLED;
-            default -> State.PENDING;
-        };
+        return TaskState.futureState(state);
     }
 
     @Override
@@ -1189,8 +898,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * that meets the entry counts its end instead of starting a thread to find it done).
      */
     public boolean nothingToRun() {
-        long s = state;
-        return (s & HELPED) != 0 || ((s & LIFECYCLE) == CANCELLED && (s & STARTED) == 0);
+        return TaskState.nothingToRun(state);
     }
 
     /** Whether this task was cancelled while it ran (for diagnostics and tests). */
@@ -1249,24 +957,17 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     @Override
     public String toString() {
         long s = state;
-        String life = switch ((int) (s & LIFECYCLE)) {
-            case (int) NEW -> "NEW";
-            case (int) RUNNING -> "RUNNING";
-            case (int) SUCCEEDED -> "SUCCESS";
-            case (int) FAILED -> "FAILED";
-            case (int) COMPLETING -> "COMPLETING";
-            default -> "CANCELLED";
-        };
+        String life = TaskState.lifecycleName(s);
         StringBuilder sb = new StringBuilder("Task#").append(id());
         String name = name();
         if (name != null) {
             sb.append(' ').append(name);
         }
         sb.append('[').append(life);
-        if ((s & CANCEL_REQUESTED) != 0 && !isDone()) {
+        if ((s & CANCEL_REQUESTED) != 0 && !TaskState.isDone(s)) {
             sb.append(", cancelling");
         }
-        long shields = (s & SHIELD_MASK) >>> SHIELD_SHIFT;
+        int shields = TaskState.shieldDepth(s);
         if (shields > 0) {
             sb.append(", shield=").append(shields);
         }

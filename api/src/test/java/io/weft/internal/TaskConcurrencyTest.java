@@ -28,9 +28,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The races Task's implementation notes guard against, run many times on platform threads that
- * start each round together. A lost cancel or lost wake-up shows up as a thread that never
- * finishes: it is reported with its stack rather than left to hang the build.
+ * The races the implementation notes of Task and its cancellation classes guard against, run
+ * many times on platform threads that start each round together. A lost cancel or lost wake-up
+ * shows up as a thread that never finishes: it is reported with its stack rather than left to
+ * hang the build.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class TaskConcurrencyTest {

@@ -247,7 +247,7 @@ class FiberIoStressTest {
 
     /**
      * A cancel of an awaiter racing the start of the task it runs in place: however the two
-     * interleave, the helped task's checkpoints see the cancel (Task, "The check's fast path": the
+     * interleave, the helped task's checkpoints see the cancel (CancelCheck, "The check's fast path": the
      * canceller marks the task above, or the task starting above reads the cancel), so it unwinds
      * instead of computing on after its awaiter was cancelled.
      */

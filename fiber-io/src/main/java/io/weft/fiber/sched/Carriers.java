@@ -475,7 +475,7 @@ public final class Carriers {
      * and runs with the awaiter's context class loader and own handler. After it, the thread gets
      * back the awaiter's ThreadLocal maps, name, context class loader and own handler, and
      * whatever the helped task left there is dropped. The interrupt status is Task.runHelped's to
-     * set aside and give back (it is part of the cancel protocol: see Task's notes).
+     * set aside and give back (it is part of the cancel protocol: see CancelInterrupts' notes).
      * The saved state lives in this frame (no allocation but a named task's thread name), and each
      * part is written back only if the helped task changed it. {@code slot} is the awaiter's
      * context slot, handed on to Task.runHelped. Only on the awaiter's own thread.

@@ -6,14 +6,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
@@ -23,15 +20,7 @@ import org.openjdk.jmh.annotations.TearDown;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@State(Scope.Benchmark)
-@Fork(
-        jvmArgsAppend = {
-            "--add-opens",
-            "java.base/java.lang=ALL-UNNAMED",
-            "-Djdk.virtualThreadScheduler.parallelism=2",
-            "-Dkotlinx.coroutines.scheduler.core.pool.size=2"
-        })
-public class Floors {
+public class Floors extends PeerBenchmark {
     static final int YIELDS = 1_000;
 
     private final AtomicLong counter = new AtomicLong();

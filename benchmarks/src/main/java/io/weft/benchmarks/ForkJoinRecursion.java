@@ -7,14 +7,11 @@ import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
@@ -31,15 +28,7 @@ import org.openjdk.jmh.annotations.TearDown;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@State(Scope.Benchmark)
-@Fork(
-        jvmArgsAppend = {
-            "--add-opens",
-            "java.base/java.lang=ALL-UNNAMED",
-            "-Djdk.virtualThreadScheduler.parallelism=2",
-            "-Dkotlinx.coroutines.scheduler.core.pool.size=2"
-        })
-public class ForkJoinRecursion {
+public class ForkJoinRecursion extends PeerBenchmark {
     /** The fib argument. */
     static final int N = 20;
     /** How many tasks one workload forks: one per inner node of fib's call tree, fib(N + 1) - 1. */

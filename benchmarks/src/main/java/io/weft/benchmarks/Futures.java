@@ -14,14 +14,11 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -38,15 +35,7 @@ import reactor.core.publisher.Mono;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@State(Scope.Benchmark)
-@Fork(
-        jvmArgsAppend = {
-            "--add-opens",
-            "java.base/java.lang=ALL-UNNAMED",
-            "-Djdk.virtualThreadScheduler.parallelism=2",
-            "-Dkotlinx.coroutines.scheduler.core.pool.size=2"
-        })
-public class Futures {
+public class Futures extends PeerBenchmark {
     static final int CHAIN_LENGTH = 100;
     static final int RACES = 100;
     static final int FAN_OUT = 1_000;

@@ -22,12 +22,12 @@ import reactor.core.scheduler.Schedulers;
  *   <li>{@code fiber}: {@link FiberIo} with {@link #WORKERS} workers;
  *   <li>{@code vthread}: JDK virtual threads on the default scheduler (nothing to make here; its
  *       parallelism is set to {@link #WORKERS} by {@code -Djdk.virtualThreadScheduler.parallelism}
- *       in every benchmark's {@code @Fork});
+ *       in {@link PeerBenchmark}'s {@code @Fork}, which every benchmark class extends);
  *   <li>{@code fjp}: {@code new ForkJoinPool(WORKERS)} (LIFO local queues, the default);
  *   <li>{@code tpe}: {@code Executors.newFixedThreadPool(WORKERS)};
  *   <li>{@code reactor}: {@code Schedulers.newParallel(.., WORKERS)};
  *   <li>{@code kotlin}: kotlinx.coroutines on {@code Dispatchers.Default}, sized to {@link #WORKERS}
- *       threads by {@code -Dkotlinx.coroutines.scheduler.core.pool.size} in every {@code @Fork}
+ *       threads by {@code -Dkotlinx.coroutines.scheduler.core.pool.size} in {@link PeerBenchmark}
  *       ({@link KotlinPeer});
  *   <li>{@code floor}: JDK virtual threads on a trivial two-carrier scheduler of our own
  *       ({@link FloorCarriers}): the physical limit of FiberIo's engine, not a competitor;

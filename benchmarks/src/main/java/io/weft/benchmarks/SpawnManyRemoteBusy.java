@@ -10,14 +10,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
@@ -43,15 +40,7 @@ import org.openjdk.jmh.annotations.TearDown;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@State(Scope.Benchmark)
-@Fork(
-        jvmArgsAppend = {
-            "--add-opens",
-            "java.base/java.lang=ALL-UNNAMED",
-            "-Djdk.virtualThreadScheduler.parallelism=2",
-            "-Dkotlinx.coroutines.scheduler.core.pool.size=2"
-        })
-public class SpawnManyRemoteBusy {
+public class SpawnManyRemoteBusy extends PeerBenchmark {
     /** How long a spinner computes between two yields. */
     static final long SLICE_NANOS = 5_000;
 

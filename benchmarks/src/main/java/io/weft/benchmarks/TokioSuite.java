@@ -15,14 +15,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
@@ -37,15 +34,7 @@ import org.openjdk.jmh.annotations.TearDown;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@State(Scope.Benchmark)
-@Fork(
-        jvmArgsAppend = {
-            "--add-opens",
-            "java.base/java.lang=ALL-UNNAMED",
-            "-Djdk.virtualThreadScheduler.parallelism=2",
-            "-Dkotlinx.coroutines.scheduler.core.pool.size=2"
-        })
-public class TokioSuite {
+public class TokioSuite extends PeerBenchmark {
     static final int SPAWNS = 10_000;
     static final int YIELD_TASKS = 200;
     static final int YIELDS = 1_000;

@@ -32,10 +32,10 @@ import kotlinx.coroutines.yield
 /**
  * The kotlinx.coroutines peer: every workload written the way a Kotlin user writes it, on
  * `Dispatchers.Default` (its work-stealing CoroutineScheduler), sized to [Peers.WORKERS] threads by
- * `-Dkotlinx.coroutines.scheduler.core.pool.size` in every benchmark's `@Fork`. "Inside a task"
- * means inside `runBlocking(Dispatchers.Default)`, whose body is a coroutine on the dispatcher;
- * "remote" means `scope.async` from the benchmark thread, outside any coroutine. Not thread-safe:
- * made and closed by [Peers].
+ * `-Dkotlinx.coroutines.scheduler.core.pool.size` in the `@Fork` of `PeerBenchmark`, which every
+ * benchmark class extends. "Inside a task" means inside `runBlocking(Dispatchers.Default)`, whose
+ * body is a coroutine on the dispatcher; "remote" means `scope.async` from the benchmark thread,
+ * outside any coroutine. Not thread-safe: made and closed by [Peers].
  */
 class KotlinPeer : AutoCloseable {
     /** The scope remote spawns go to: what a service would hold for work started from plain threads. */

@@ -46,10 +46,12 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     /*
      * Implementation notes.
      *
-     * State word: one volatile long, changed only by CAS; its bits, their meaning and the
-     * transitions between them are TaskState's (read it first). Task makes the lifecycle's
-     * transitions (run, claimForHelper, complete, requestCancel, the shields); CancelCheck sets
-     * BELOW_CANCELLED and CancelInterrupts INTERRUPTING and INTERRUPTED.
+     * State word: one volatile long; its bits, their meaning and the transitions between them are
+     * TaskState's (read it first). Task makes the lifecycle's transitions (run, claimForHelper,
+     * complete, requestCancel) and the shields' (which also absorb and restore INTERRUPTED);
+     * CancelCheck sets BELOW_CANCELLED; CancelInterrupts sets and clears INTERRUPTING and sets
+     * INTERRUPTED. All by CAS, but for the volatile write that publishes a completion claimed
+     * through COMPLETING (finish).
      *
      * Outcome: `work` holds the body until the running thread takes it (after winning NEW ->
      * RUNNING), then the outcome (value or Throwable), written by the claiming thread after

@@ -5,15 +5,16 @@ import io.weft.Future;
 /**
  * The layout of a task's state word, and what a snapshot of it says: the bits, their meaning, the
  * transitions allowed between them, and pure functions of one read of the word. The word itself
- * is a field of {@link Task}, changed only by CAS there and in the cancellation protocol
- * ({@link CancelCheck}, {@link CancelInterrupts}). Not instantiable; the functions are
- * thread-safe (they read nothing but their argument).
+ * is a field of {@link Task}, changed there and in the cancellation protocol ({@link CancelCheck},
+ * {@link CancelInterrupts}). Not instantiable; the functions are thread-safe (they read nothing
+ * but their argument).
  */
 final class TaskState {
     /*
      * Implementation notes.
      *
-     * State word (one volatile long in Task, changed only by CAS):
+     * State word (one volatile long in Task, changed by CAS but for the volatile write that
+     * publishes a completion claimed through COMPLETING, below):
      *
      *   bits 0-2   lifecycle: NEW, RUNNING, COMPLETING, SUCCEEDED, FAILED, CANCELLED (last three: done)
      *   bit  3     CANCEL_REQUESTED: sticky once set

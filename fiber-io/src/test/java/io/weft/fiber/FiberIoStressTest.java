@@ -168,16 +168,21 @@ class FiberIoStressTest {
      */
     @Test
     void aCancelRacingAHelpNeverInterruptsTheHelpedTaskAndIsNeverLost() {
-        cancelRacingAHelp(100_000);
+        cancelRacingAHelp(100_000, NO_BUDGET);
     }
 
-    /** The race above, {@code rounds} times (TasksBeforeThreadsTest runs a short one by default). */
-    static void cancelRacingAHelp(int rounds) {
+    /**
+     * The race above, {@code rounds} times, or fewer (at least {@link #MIN_ROUNDS}) once {@code
+     * budget} is spent (TasksBeforeThreadsTest runs a short one by default).
+     */
+    static void cancelRacingAHelp(int rounds, Duration budget) {
         // the child ran in place; it saw its awaiter's interrupt; the awaiter's was lost; a shield
         // saw it; the child blocked through its own cancel
         int[] outcomes = new int[5];
+        long stopAt = System.nanoTime() + budget.toNanos();
+        int done = 0;
         try (FiberIo io = FiberIo.builder().workers(1).build()) {
-            for (int i = 0; i < rounds && outcomes[2] + outcomes[4] == 0; i++) {
+            for (int i = 0; moreRounds(i, rounds, stopAt) && outcomes[2] + outcomes[4] == 0; i++, done++) {
                 boolean alsoTheHelped = (i & 1) == 1;
                 int delay = (i >> 1) % 64;
                 AtomicReference<Future<Boolean>> helped = new AtomicReference<>();
@@ -235,14 +240,14 @@ class FiberIoStressTest {
             }
         }
         System.out.printf(
-                "cancel vs help: %d rounds, %d children ran in place; %d saw their awaiter's interrupt, %d awaiters"
-                        + " lost theirs, %d shields saw one, %d children blocked through their own cancel%n",
-                rounds, outcomes[0], outcomes[1], outcomes[2], outcomes[3], outcomes[4]);
+                "cancel vs help: %d rounds of %d, %d children ran in place; %d saw their awaiter's interrupt, %d"
+                        + " awaiters lost theirs, %d shields saw one, %d children blocked through their own cancel%n",
+                done, rounds, outcomes[0], outcomes[1], outcomes[2], outcomes[3], outcomes[4]);
         assertEquals(0, outcomes[1], "a cancel's interrupt landed in the task run in place");
         assertEquals(0, outcomes[2], "a cancel's interrupt never reached the awaiter");
         assertEquals(0, outcomes[3], "a shield saw a cancel's interrupt: the task's record of it was lost");
         assertEquals(0, outcomes[4], "a helped task's own cancel did not interrupt it");
-        assertTrue(outcomes[0] > rounds / 2, "few children ran in place: the race was not exercised");
+        assertTrue(outcomes[0] > done / 2, "few children ran in place: the race was not exercised");
     }
 
     /**
@@ -253,15 +258,20 @@ class FiberIoStressTest {
      */
     @Test
     void aCancelRacingTheStartOfAHelpIsSeenAtTheHelpedTasksCheckpoints() {
-        cancelRacingTheStartOfAHelp(100_000);
+        cancelRacingTheStartOfAHelp(100_000, NO_BUDGET);
     }
 
-    /** The race above, {@code rounds} times (TasksBeforeThreadsTest runs a short one by default). */
-    static void cancelRacingTheStartOfAHelp(int rounds) {
+    /**
+     * The race above, {@code rounds} times, or fewer (at least {@link #MIN_ROUNDS}) once {@code
+     * budget} is spent (TasksBeforeThreadsTest runs a short one by default).
+     */
+    static void cancelRacingTheStartOfAHelp(int rounds, Duration budget) {
         int ranInPlace = 0;
         int missed = 0;
+        long stopAt = System.nanoTime() + budget.toNanos();
+        int done = 0;
         try (FiberIo io = FiberIo.builder().workers(1).build()) {
-            for (int i = 0; i < rounds && missed == 0; i++) {
+            for (int i = 0; moreRounds(i, rounds, stopAt) && missed == 0; i++, done++) {
                 int delay = i % 64;
                 AtomicBoolean aboutToAwait = new AtomicBoolean();
                 boolean[] seen = new boolean[2]; // ran in place; computed on for 10 s after the cancel
@@ -298,10 +308,26 @@ class FiberIoStressTest {
             }
         }
         System.out.printf(
-                "cancel vs the start of a help: %d rounds, %d children ran in place, %d missed the cancel%n",
-                rounds, ranInPlace, missed);
+                "cancel vs the start of a help: %d rounds of %d, %d children ran in place, %d missed the cancel%n",
+                done, rounds, ranInPlace, missed);
         assertEquals(0, missed, "a task run in place computed on after its awaiter was cancelled");
-        assertTrue(ranInPlace > rounds / 2, "few children ran in place: the race was not exercised");
+        assertTrue(ranInPlace > done / 2, "few children ran in place: the race was not exercised");
+    }
+
+    /** The stress runs' budget: every round runs. */
+    private static final Duration NO_BUDGET = Duration.ofDays(1);
+    /** The rounds a race runs however long they take, before its time budget can stop it. */
+    static final int MIN_ROUNDS = 1_000;
+
+    /**
+     * Whether a race of {@code rounds} runs its round {@code i}: all of them while time is left
+     * until {@code stopAt} (System.nanoTime), and the first {@link #MIN_ROUNDS} in any case. On a
+     * loaded machine the races' spin-waits across threads slow a round 20 to 50 times (a default
+     * run of 10,000 took 43 s of its 60 s timeout beside two busy shells); a budget keeps such a run
+     * inside its timeout, and every round it runs asserts the same.
+     */
+    private static boolean moreRounds(int i, int rounds, long stopAt) {
+        return i < rounds && (i < MIN_ROUNDS || System.nanoTime() - stopAt < 0);
     }
 
     /**

@@ -51,6 +51,8 @@ final class RunQueue {
      *            if full and no steal: CAS head (r, r) -> (r + cap/2, r + cap/2), then move
      *            those cap/2 tasks and the new one to the injector in one batch;
      *            if full during a steal: the new task alone goes to the injector
+     *            if full and a sweeper says the oldest k entries are dead: CAS head (r, r) ->
+     *            (r + k, r + k) and drop them instead (see "Sweeping a full ring")
      *   pushAll  owner     if n more fit (after growing the ring, up to its maximum):
      *                      slot[tail .. tail + n) = tasks; tail = tail + n (release), so a batch
      *                      fetched from the injector is published at once; else push each
@@ -145,6 +147,35 @@ final class RunQueue {
      * injector's lock: 8.5% of the CPU samples. A ring that grows pays one copy per doubling,
      * once per worker's lifetime, and starts small (256), so idle workers keep 1 KB of slots.
      *
+     * Sweeping a full ring: an entry can outlive its task. A job an awaiter claimed and ran in
+     * place (join helping), or one cancelled before it started, stays queued until it is taken
+     * and skipped. The owner drops the oldest entry at once when it is the job it helped
+     * (popIfHead, in-order awaits), but not one further back: a task that awaits its spawns
+     * newest first (recursive fork/join, a chain of awaits) leaves them all, and while it runs
+     * its worker takes nothing from the queue. Such a task alone filled the ring to its maximum,
+     * and every overflow then moved half of it, all dead, into the injector: a node each, the
+     * injector's lock, then a worker fetching them back to skip them. With one worker nothing
+     * fetches them while the task runs: they grow without bound, each holding its task. A chain
+     * of 30 helps, 20,000 times in one task on one worker, cost 103-114 ns per task before the
+     * sweep and 56-85 with it (medians of three JVMs' last six rounds); 200,000 times in a 128 MB
+     * heap ended in OutOfMemoryError before, and takes 57-79 ns per task with it.
+     * So a push that finds the ring full, before it grows or overflows and only if no steal is in
+     * progress, asks the queue's Sweeper whether the oldest entries are dead. It reads the slots
+     * from `real` while the sweeper says so (stopping at a null: a stealer's claim came between),
+     * then CASes head (r, r) -> (r + k, r + k): the same claim an overflow makes, so the k
+     * positions are the owner's alone once it succeeds (a stealer or pop that moved head first
+     * makes it fail, and the push looks again). It nulls them and tells the sweeper which it
+     * dropped (so a cancelled job's end is counted as the worker counts a skipped one). Dead
+     * is for good (a claimed or cancelled job never runs), so reading before the CAS is safe.
+     * The cost falls only on a push that finds the ring full: one sweeper call per entry looked
+     * at, one CAS per sweep. Entries are not swept earlier on purpose: the fork/join runs showed
+     * dead entries at the head also keep thieves off the newest forks (BENCHMARKS.md, nineteenth
+     * session), and the ring is full only when nothing has taken from it for a whole ring.
+     * Everything after push's first check is out of line (pushLooking), so the push a spawn
+     * inlines is its common case alone. With the sweep inline the await chain, where no sweep
+     * runs (a probe counted none), measured 5-8% slower in four rounds; out of line, six rounds
+     * in a noisy hour put it inside the spread (BENCHMARKS.md, twenty-first session).
+     *
      * Alternatives: a Chase-Lev deque (owner pops LIFO at the tail, thieves take one at a time
      * from the head) needs a StoreLoad fence on every owner pop and steals one task per CAS;
      * Weft wants FIFO local order (the LIFO slot provides the cache-hot LIFO step) and batch
@@ -176,6 +207,21 @@ final class RunQueue {
     private Runnable[] slots;
     /** The longest the ring grows; a full ring of this length overflows into the injector. */
     private final int maxCapacity;
+    /** Says which of a full ring's oldest entries are dead (see "Sweeping a full ring"), or null. */
+    private final Sweeper sweeper;
+
+    /**
+     * Tells a full queue which of its oldest entries it may drop instead of growing or
+     * overflowing: entries whose task will never run (see "Sweeping a full ring"). Called on the
+     * owner's thread only.
+     */
+    interface Sweeper {
+        /** Whether {@code task}, queued, has nothing left to run, for good. */
+        boolean isDead(Runnable task);
+
+        /** Called once for each entry the queue dropped after {@link #isDead} said so. */
+        void dropped(Runnable task);
+    }
     /** {@code (steal << 32) | real}; changed only by CAS, by the owner and by stealers. */
     private volatile long head;
     /** Next position to push; written only by the owner (release), read by others (acquire). */
@@ -208,7 +254,22 @@ final class RunQueue {
      * @throws IllegalArgumentException if either is not such a power of two
      */
     static RunQueue growing(int initialCapacity, int maxCapacity) {
-        return new RunQueue(initialCapacity, maxCapacity, 0);
+        return new RunQueue(initialCapacity, maxCapacity, 0, null);
+    }
+
+    /**
+     * As {@link #growing(int, int)}, with a sweeper that a full ring asks which of its oldest
+     * entries are dead before it grows or overflows (see "Sweeping a full ring").
+     *
+     * @param initialCapacity the ring's first length: a power of two, at least 2
+     * @param maxCapacity the ring's longest length: a power of two, at least {@code initialCapacity},
+     *     at most 2^30
+     * @param sweeper called on the owner's thread when a push finds the ring full
+     * @return the queue
+     * @throws IllegalArgumentException if either length is not such a power of two
+     */
+    static RunQueue growing(int initialCapacity, int maxCapacity, Sweeper sweeper) {
+        return new RunQueue(initialCapacity, maxCapacity, 0, Objects.requireNonNull(sweeper, "sweeper"));
     }
 
     /**
@@ -230,6 +291,11 @@ final class RunQueue {
      * #RunQueue(int, int)} does for a fixed ring).
      */
     RunQueue(int capacity, int maxCapacity, int startIndex) {
+        this(capacity, maxCapacity, startIndex, null);
+    }
+
+    /** As {@link #RunQueue(int, int, int)}, with {@code sweeper} (null for none): as {@link #growing(int, int, Sweeper)}. */
+    RunQueue(int capacity, int maxCapacity, int startIndex, Sweeper sweeper) {
         if (capacity < 2 || capacity > 1 << 30 || Integer.bitCount(capacity) != 1) {
             throw new IllegalArgumentException("capacity must be a power of two in [2, 2^30]: " + capacity);
         }
@@ -239,6 +305,7 @@ final class RunQueue {
         }
         this.slots = new Runnable[capacity];
         this.maxCapacity = maxCapacity;
+        this.sweeper = sweeper;
         this.tail = startIndex;
         this.pushLimit = startIndex + capacity;
         this.head = pack(startIndex, startIndex);
@@ -307,6 +374,15 @@ final class RunQueue {
             setTailRelease(t + 1);
             return;
         }
+        pushLooking(task, overflow, t);
+    }
+
+    /**
+     * The rest of {@link #push} once the tail reached the cached limit: looks at head, and pushes
+     * into the room found, or sweeps, grows or overflows. Out of line, so that the push a spawn
+     * inlines stays the few bytecodes of its common case.
+     */
+    private void pushLooking(Runnable task, Injector overflow, int t) {
         while (true) {
             long h = getHeadAcquire();
             int steal = steal(h);
@@ -316,6 +392,9 @@ final class RunQueue {
                 ring[t & (ring.length - 1)] = task;
                 setTailRelease(t + 1);
                 return;
+            }
+            if (sweeper != null && steal == real(h) && sweep(h, t)) {
+                continue; // dead entries dropped (or head moved): look again
             }
             if (ring.length < maxCapacity) {
                 grow(ring, real(h), t);
@@ -330,6 +409,39 @@ final class RunQueue {
             }
             // A stealer claimed tasks between our load of head and the CAS: there is room now.
         }
+    }
+
+    /**
+     * Drops the dead entries at the head of the full ring, if head is still {@code h} (no steal
+     * in progress; {@code t} is the tail) and the sweeper calls the oldest dead. Returns false
+     * if the oldest entry is not dead (the ring stays full), true if the push should look again:
+     * it dropped some, or head moved meanwhile. Owner only; see "Sweeping a full ring".
+     */
+    private boolean sweep(long h, int t) {
+        Runnable[] ring = slots;
+        int mask = ring.length - 1;
+        int real = real(h);
+        int k = 0;
+        for (int p = real; p != t; p++, k++) {
+            Runnable task = ring[p & mask]; // may race a stealer's null: then its claim fails our CAS
+            if (task == null || !sweeper.isDead(task)) {
+                break;
+            }
+        }
+        if (k == 0) {
+            return false;
+        }
+        if (compareAndExchangeHead(h, pack(real + k, real + k)) != h) {
+            return true; // a pop or a claim came first: look at the new head
+        }
+        // These positions are ours alone now, as after an overflow's claim
+        for (int i = 0; i < k; i++) {
+            int index = (real + i) & mask;
+            Runnable task = ring[index];
+            ring[index] = null;
+            sweeper.dropped(task);
+        }
+        return true;
     }
 
     /**

@@ -43,8 +43,9 @@ public final class Scheduler implements Executor {
      * carrier only where it parks, yields or blocks (on a monitor or a java.util.concurrent lock:
      * JDK 24+ unmounts it there); in JDK 25 neither class initialization nor a debugger's suspend
      * moves a mounted one, and nothing preempts it. submit's path from the carrier lookup to the
-     * end of the push (LIFO slot, RunQueue.push with its growth and its lock-free overflow into
-     * the Injector), countEndedInPlace's one counter write and dropClaimedHead's popIfHead have
+     * end of the push (LIFO slot, RunQueue.push with its growth, its sweep of dead entries (a CAS,
+     * the worker's own counters and taskEnded's unpark per cancelled job dropped) and its lock-free
+     * overflow into the Injector), countEndedInPlace's one counter write and dropClaimedHead's popIfHead have
      * none of those, so they need no pin (Carriers.pin and unpin: a spawn took 12.3 ns with them,
      * 11.5 without, in a 1-worker probe). What follows the push (notifyParked, which may meet IdleWorkers' monitor) and the
      * count (taskEnded's unpark) touches no worker's state. nextForRunner stays pinned: it may

@@ -17,7 +17,7 @@ import java.util.function.LongSupplier;
  * and the loop that finds work, runs it and parks. Only its own thread runs the loop and touches
  * the LIFO slot; other workers only steal from its queue and unpark it.
  */
-final class Worker implements Runnable {
+final class Worker implements Runnable, RunQueue.Sweeper {
     /*
      * Implementation notes.
      *
@@ -291,7 +291,7 @@ final class Worker implements Runnable {
     Worker(int index, Scheduler scheduler, int queueCapacity, long seed, boolean spare) {
         this.index = index;
         this.scheduler = scheduler;
-        this.queue = RunQueue.growing(Math.min(INITIAL_QUEUE_CAPACITY, queueCapacity), queueCapacity);
+        this.queue = RunQueue.growing(Math.min(INITIAL_QUEUE_CAPACITY, queueCapacity), queueCapacity, this);
         this.random = new SplittableRandom(seed * 31 + index);
         this.spare = spare;
         this.active = !spare;
@@ -472,17 +472,36 @@ final class Worker implements Runnable {
         }
     }
 
+    /**
+     * A queued job that will never run left its queue: an awaiter ran it in place and counted its
+     * end, or it was cancelled before it started, and its end is counted here, as a runner would
+     * after finding it done (no runner mounts). This worker's carrier only.
+     */
+    private void skipped(Task<?> queued) {
+        if (!queued.ranInPlace()) {
+            countEnded();
+            scheduler.taskEnded();
+            cancelledJobs++;
+        }
+    }
+
+    /** RunQueue.Sweeper: a full local queue may drop a job that will never run (see RunQueue's notes). */
+    @Override
+    public boolean isDead(Runnable task) {
+        return task instanceof Task<?> queued && queued.nothingToRun();
+    }
+
+    /** RunQueue.Sweeper: the full local queue dropped {@code task}, which {@link #isDead} called dead. */
+    @Override
+    public void dropped(Runnable task) {
+        skipped((Task<?>) task);
+    }
+
     /** Returns the next task (searching bookkeeping included), or null if there is none anywhere. */
     private Runnable findWork() {
         Runnable task = nextTask();
         while (task instanceof Task<?> queued && queued.nothingToRun()) {
-            // An awaiter ran it in place and counted its end; or it was cancelled before it started,
-            // and its end is counted here, as a runner would after finding it done (no runner mounts)
-            if (!queued.ranInPlace()) {
-                countEnded();
-                scheduler.taskEnded();
-                cancelledJobs++;
-            }
+            skipped(queued);
             task = nextTask();
         }
         if (task != null && searching) {

@@ -618,6 +618,165 @@ class RunQueueTest {
         assertEquals(List.of(tasks.get(2), tasks.get(3)), popAll(queue));
     }
 
+    /** A sweeper for tests: the tasks whose ids are marked are dead; it records what it was asked and what was dropped. */
+    private static final class MarkedDead implements RunQueue.Sweeper {
+        final AtomicIntegerArray dead;
+        final List<Integer> asked = new ArrayList<>();
+        final List<Runnable> dropped = new ArrayList<>();
+
+        MarkedDead(int ids) {
+            dead = new AtomicIntegerArray(ids);
+        }
+
+        void kill(Runnable task) {
+            dead.set(((Numbered) task).id(), 1);
+        }
+
+        @Override
+        public boolean isDead(Runnable task) {
+            asked.add(((Numbered) task).id());
+            return dead.get(((Numbered) task).id()) == 1;
+        }
+
+        @Override
+        public void dropped(Runnable task) {
+            if (dead.get(((Numbered) task).id()) != 1) {
+                throw new AssertionError("dropped " + task + ", which is not dead");
+            }
+            dropped.add(task);
+        }
+    }
+
+    @Test
+    void aFullRingDropsItsDeadOldestEntriesInsteadOfGrowingOrOverflowing() {
+        for (int start : STARTS) {
+            MarkedDead sweeper = new MarkedDead(16);
+            RunQueue queue = new RunQueue(4, 4, start, sweeper);
+            Injector injector = new Injector();
+            List<Runnable> tasks = pushAll(queue, injector, 0, 4);
+            sweeper.kill(tasks.get(0));
+            sweeper.kill(tasks.get(1));
+            sweeper.kill(tasks.get(3)); // dead, but behind a live one: stays until taken
+            assertEquals(List.of(), sweeper.asked, "a ring with room asks nothing, start " + start);
+            tasks.addAll(pushAll(queue, injector, 4, 1));
+            assertEquals(List.of(tasks.get(0), tasks.get(1)), sweeper.dropped, "start " + start);
+            assertEquals(List.of(0, 1, 2), sweeper.asked, "it stops at the first live entry");
+            assertEquals(0, injector.size(), "nothing overflowed, start " + start);
+            assertEquals(List.of(tasks.get(2), tasks.get(3), tasks.get(4)), popAll(queue));
+        }
+    }
+
+    @Test
+    void aFullRingWhoseOldestEntryIsLiveGrowsOrOverflowsAsBefore() {
+        MarkedDead sweeper = new MarkedDead(16);
+        RunQueue queue = new RunQueue(2, 4, 0, sweeper);
+        Injector injector = new Injector();
+        List<Runnable> tasks = pushAll(queue, injector, 0, 2);
+        sweeper.kill(tasks.get(1));
+        tasks.addAll(pushAll(queue, injector, 2, 3)); // grows to 4 at the third, overflows at the fifth
+        assertEquals(4, queue.capacity());
+        assertEquals(List.of(), sweeper.dropped);
+        assertEquals(List.of(0, 0), sweeper.asked, "asked once per full ring, about the oldest only");
+        assertEquals(List.of(tasks.get(0), tasks.get(1), tasks.get(4)), popAll(injector));
+        assertEquals(List.of(tasks.get(2), tasks.get(3)), popAll(queue));
+    }
+
+    /**
+     * Sweeps racing stealers: the owner pushes bursts that fill the ring, kills most of what it
+     * pushed (as a helper that runs its newest spawns in place does) and seldom pops, while
+     * stealers steal. Every entry must leave the queue exactly once (popped, stolen, overflowed
+     * or dropped), no live entry may be dropped, and sweeps must have happened.
+     */
+    @ParameterizedTest(name = "{0} stealers, capacity {1} growing to {2}")
+    @CsvSource({"1, 4, 4", "2, 4, 4", "3, 8, 8", "2, 2, 64", "3, 4, 1024"})
+    void sweepsRacingStealersDropOnlyDeadEntriesAndEachEntryLeavesOnce(int stealers, int capacity, int maxCapacity)
+            throws Exception {
+        int total = 200_000;
+        AtomicIntegerArray seen = new AtomicIntegerArray(total);
+        AtomicIntegerArray dead = new AtomicIntegerArray(total);
+        AtomicInteger drops = new AtomicInteger();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        RunQueue owner = new RunQueue(capacity, maxCapacity, -capacity * 100, new RunQueue.Sweeper() {
+            @Override
+            public boolean isDead(Runnable task) {
+                return dead.get(((Numbered) task).id()) == 1;
+            }
+
+            @Override
+            public void dropped(Runnable task) {
+                if (dead.get(((Numbered) task).id()) != 1) {
+                    throw new AssertionError("dropped " + task + ", which is not dead");
+                }
+                drops.incrementAndGet();
+                take(task, seen);
+            }
+        });
+        Injector injector = new Injector();
+        AtomicBoolean ownerDone = new AtomicBoolean();
+        CountDownLatch start = new CountDownLatch(1);
+        Runnable[] tasks = new Runnable[total];
+        for (int i = 0; i < total; i++) {
+            tasks[i] = new Numbered(i);
+        }
+        List<Thread> threads = new ArrayList<>();
+        threads.add(InjectorTest.platform("owner", failure, start, () -> {
+            int random = 0x2545F491;
+            int pushed = 0;
+            while (pushed < total) {
+                random ^= random << 13;
+                random ^= random >>> 17;
+                random ^= random << 5;
+                int burst = 1 + (random & 0xFF) % (capacity + 2);
+                for (int i = 0; i < burst && pushed < total; i++) {
+                    owner.push(tasks[pushed], injector);
+                    if (((random >>> (i + 8)) & 3) != 0) {
+                        dead.set(pushed, 1); // dead for good once marked, as a claimed job is
+                    }
+                    pushed++;
+                }
+                if (((random >>> 20) & 7) == 0) {
+                    take(owner.pop(), seen);
+                }
+            }
+            for (Runnable task = owner.pop(); task != null; task = owner.pop()) {
+                take(task, seen);
+            }
+            ownerDone.set(true);
+        }));
+        for (int s = 0; s < stealers; s++) {
+            RunQueue mine = new RunQueue(maxCapacity, s * 7);
+            threads.add(InjectorTest.platform("stealer-" + s, failure, start, () -> {
+                boolean done = ownerDone.get();
+                while (!(done && owner.isEmpty()) && failure.get() == null) {
+                    Runnable task = owner.stealInto(mine);
+                    if (task == null) {
+                        Thread.onSpinWait();
+                    } else {
+                        take(task, seen);
+                        for (Runnable local = mine.pop(); local != null; local = mine.pop()) {
+                            take(local, seen);
+                        }
+                    }
+                    done = ownerDone.get();
+                }
+            }));
+        }
+        start.countDown();
+        for (Thread thread : threads) {
+            assertTrue(thread.join(Duration.ofSeconds(50)), thread + " did not finish");
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("a thread failed", failure.get());
+        }
+        for (Runnable task : popAll(injector)) {
+            take(task, seen);
+        }
+        for (int i = 0; i < total; i++) {
+            assertEquals(1, seen.get(i), "times entry " + i + " left the queue");
+        }
+        assertTrue(drops.get() > 0, "no sweep dropped anything: the mix did not exercise it");
+    }
+
     @ParameterizedTest
     @CsvSource({"4, 2", "4, 6", "4, 2147483647", "2, -8"})
     void rejectsAMaximumBelowTheFirstLengthOrNotAPowerOfTwo(int capacity, int maxCapacity) {

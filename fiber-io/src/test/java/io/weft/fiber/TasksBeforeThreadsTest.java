@@ -489,9 +489,37 @@ class TasksBeforeThreadsTest {
                 return io.metrics();
             });
             assertEquals(0, after.injectorDepth(), "no entry overflowed into the shared queue");
-            assertTrue(after.workers().get(0).localQueueDepth() <= 256, after.toString());
             await().until(() -> io.liveTasks() == 0);
             assertEquals(90_001, io.metrics().completed(), "every task, and the root, ended once");
+        }
+    }
+
+    /**
+     * The entries of tasks cancelled before they started are dead too: a full queue drops them,
+     * and counts each one's end where it drops it (as a worker that meets one does), once.
+     */
+    @Test
+    void tasksCancelledBeforeTheyStartAreCountedOnceWhenAFullQueueDropsThem() {
+        try (FiberIo io = FiberIo.builder()
+                .workers(1)
+                .runQueueCapacity(256)
+                .stallThreshold(Duration.ZERO)
+                .build()) {
+            FiberMetrics before = io.metrics();
+            int injectorDepth = io.call(() -> {
+                for (int i = 0; i < 3_000; i++) {
+                    assertTrue(Io.async(() -> 1).cancel()); // the only worker runs this task: none started
+                }
+                return io.metrics().injectorDepth();
+            });
+            assertEquals(0, injectorDepth, "the full queue dropped the cancelled entries instead of overflowing");
+            await().until(() -> io.liveTasks() == 0);
+            FiberMetrics after = io.metrics();
+            assertEquals(3_000, after.cancelled() - before.cancelled(), "each cancelled task counted once");
+            assertEquals(
+                    after.spawned() - before.spawned(),
+                    after.completed() - before.completed(),
+                    "every end counted once");
         }
     }
 

@@ -8,7 +8,7 @@ import java.util.Objects;
  * A worker's local run queue: a lock-free FIFO ring that its owner pushes to and pops from, and
  * that other workers steal half of when they run dry (Tokio's local queue). The ring doubles
  * when the owner finds it full, up to a maximum length; past that, pushes overflow into the
- * injector.
+ * injector. Before either, a full ring drops the oldest entries its {@link Sweeper} calls dead.
  * Thread-safety is split by role: {@link #push}, {@link #pop}, {@link #popIfHead} and
  * {@link #drainTo} may be called only by the owning worker's thread; {@link #stealInto} may be
  * called by any other worker, passing its own queue; {@link #size}, {@link #isEmpty} and
@@ -48,11 +48,12 @@ final class RunQueue {
      *
      *   push     owner     slot[tail] = task; tail = tail + 1 (release); head is loaded only
      *                      when tail reaches the cached limit (see "Push without reading head")
+     *            if full, first: if no steal and a sweeper says the oldest k entries are dead,
+     *            CAS head (r, r) -> (r + k, r + k) and drop them (see "Sweeping a full ring");
+     *            then, below the maximum length, grow (see "Growing"); at it:
      *            if full and no steal: CAS head (r, r) -> (r + cap/2, r + cap/2), then move
      *            those cap/2 tasks and the new one to the injector in one batch;
      *            if full during a steal: the new task alone goes to the injector
-     *            if full and a sweeper says the oldest k entries are dead: CAS head (r, r) ->
-     *            (r + k, r + k) and drop them instead (see "Sweeping a full ring")
      *   pushAll  owner     if n more fit (after growing the ring, up to its maximum):
      *                      slot[tail .. tail + n) = tasks; tail = tail + n (release), so a batch
      *                      fetched from the injector is published at once; else push each
@@ -72,7 +73,7 @@ final class RunQueue {
      * steal == real).
      *
      * Shared fields:
-     *   head   written by the owner (pop, overflow) and by stealers (claim, release), always by
+     *   head   written by the owner (pop, sweep, overflow) and by stealers (claim, release), always by
      *          CAS; read by both with acquire (getAcquire or the CAS itself).
      *   tail   written only by the owner, with release; read by the owner plainly (its own
      *          write) and by stealers and size() with acquire.
@@ -90,10 +91,11 @@ final class RunQueue {
      *    accesses happen-before the owner's overwrite.
      *  - Pop vs claim: both are CASes on the one head word, so a position is taken by exactly
      *    one of them; the winner reads the slot after its CAS, and nobody else touches that slot
-     *    until it is pushed again, which the same orderings cover. The one exception is
-     *    popIfHead, which reads slot[r] before its CAS and so may race a stealer nulling it (a
-     *    reference read: it sees the task or null); it acts on the read only through its CAS,
-     *    which fails if any claim came between (see popIfHead).
+     *    until it is pushed again, which the same orderings cover. The two exceptions are
+     *    popIfHead and the sweep, which read slots from r on before their CAS and so may race a
+     *    stealer nulling them (a reference read: it sees the task or null); they act on the read
+     *    only through their CAS, which fails if any claim came between (see popIfHead, and
+     *    "Sweeping a full ring").
      *  - popIfHead and linearizability: it is not linearizable with a steal. A steal sizes its
      *    claim from the tail it read, then CASes head; a popIfHead in between that answers false
      *    (head unchanged) saw the queue before the claim, while the only order that explains the
@@ -110,7 +112,7 @@ final class RunQueue {
      *  Volatile (sequentially consistent) CAS is stronger than needed (acquire-release would do)
      *  but Java has no acq-rel CAS, and on x86 and AArch64 (LSE) it costs the same.
      *
-     * GC: slots are nulled when their task leaves (pop, steal, overflow, drain), so a queue does
+     * GC: slots are nulled when their task leaves (pop, steal, sweep, overflow, drain), so a queue does
      * not keep finished tasks, and the fibers they close over, reachable.
      *
      * Push without reading head: the owner keeps `pushLimit`, `steal + capacity` from its last
@@ -163,10 +165,14 @@ final class RunQueue {
      * progress, asks the queue's Sweeper whether the oldest entries are dead. It reads the slots
      * from `real` while the sweeper says so (stopping at a null: a stealer's claim came between),
      * then CASes head (r, r) -> (r + k, r + k): the same claim an overflow makes, so the k
-     * positions are the owner's alone once it succeeds (a stealer or pop that moved head first
-     * makes it fail, and the push looks again). It nulls them and tells the sweeper which it
-     * dropped (so a cancelled job's end is counted as the worker counts a skipped one). Dead
-     * is for good (a claimed or cancelled job never runs), so reading before the CAS is safe.
+     * positions are the owner's alone once it succeeds (a stealer's claim that moved head first
+     * makes it fail, and the push looks again; the owner's own pops cannot come between). The
+     * CAS is what makes reading the slots first safe, as in popIfHead; that dead is for good (a
+     * claimed or cancelled job never runs) is what keeps the answers true when the entries go.
+     * It nulls them and tells the sweeper which it dropped (so a cancelled job's end is counted
+     * as the worker counts a skipped one). pushAll, which the worker's loop uses for a batch
+     * from the injector, grows a full ring without sweeping it: a cost in memory (up to the
+     * maximum length), not in correctness.
      * The cost falls only on a push that finds the ring full: one sweeper call per entry looked
      * at, one CAS per sweep. Entries are not swept earlier on purpose: the fork/join runs showed
      * dead entries at the head also keep thieves off the newest forks (BENCHMARKS.md, nineteenth
@@ -355,7 +361,8 @@ final class RunQueue {
 
     /**
      * Appends a task at the tail. Owner only. Never fails for lack of room: if the ring is full,
-     * half of it (the {@code capacity / 2} oldest tasks) and then {@code task} move to
+     * the oldest entries its sweeper calls dead are dropped; if none are, a ring below its maximum
+     * length grows; at the maximum, half of it (the {@code capacity / 2} oldest tasks) and then {@code task} move to
      * {@code overflow} in one batch, in that order; if a steal is in progress at that moment (so
      * half cannot be claimed), only {@code task} goes to {@code overflow}. It fails only for lack
      * of memory (the longer ring, the Injector's nodes), and then queued nothing: every allocation
@@ -432,7 +439,7 @@ final class RunQueue {
             return false;
         }
         if (compareAndExchangeHead(h, pack(real + k, real + k)) != h) {
-            return true; // a pop or a claim came first: look at the new head
+            return true; // a stealer's claim came first: look at the new head
         }
         // These positions are ours alone now, as after an overflow's claim
         for (int i = 0; i < k; i++) {

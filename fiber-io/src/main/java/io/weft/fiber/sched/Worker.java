@@ -53,7 +53,10 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      *   nothing to run       job taken; an entry an awaiter ran in place is dropped, one of a task
      *                        cancelled before it started has its end counted right here (2
      *                        release stores): neither gets a runner (before, a cancelled one was
-     *                        handed to a runner, mounting an idle one when the loop took it)
+     *                        handed to a runner, mounting an idle one when the loop took it).
+     *                        A push that finds the local queue full first drops the dead
+     *                        entries at its head (RunQueue, "Sweeping a full ring"): the same
+     *                        read per entry, one CAS per sweep
      *
      * Finding work, in order (DESIGN §5):
      *   0. every `injectorInterval` tasks, a fair-share batch from the Injector first (fairness

@@ -12,6 +12,7 @@ import io.weft.fiber.sched.InjectorTest.Numbered;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -436,10 +437,7 @@ class RunQueueTest {
         AtomicInteger headRemovals = new AtomicInteger();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CountDownLatch start = new CountDownLatch(1);
-        Runnable[] tasks = new Runnable[total];
-        for (int i = 0; i < total; i++) {
-            tasks[i] = new Numbered(i);
-        }
+        Runnable[] tasks = numbered(total);
         List<Thread> threads = new ArrayList<>();
 
         threads.add(InjectorTest.platform("owner", failure, start, () -> {
@@ -491,37 +489,9 @@ class RunQueueTest {
         for (int s = 0; s < stealers; s++) {
             RunQueue mine = new RunQueue(capacity, s * 7);
             stealerQueues.add(mine);
-            threads.add(InjectorTest.platform("stealer-" + s, failure, start, () -> {
-                // Read ownerDone before looking at the queue: once the owner is done, an empty
-                // queue stays empty.
-                boolean done = ownerDone.get();
-                while (!(done && owner.isEmpty()) && failure.get() == null) {
-                    Runnable task = owner.stealInto(mine);
-                    if (task == null) {
-                        Thread.onSpinWait();
-                    } else {
-                        take(task, seen);
-                        Runnable local = mine.pop();
-                        while (local != null) {
-                            take(local, seen);
-                            local = mine.pop();
-                        }
-                    }
-                    done = ownerDone.get();
-                }
-            }));
+            threads.add(stealer("stealer-" + s, owner, mine, ownerDone, seen, failure, start));
         }
-
-        start.countDown();
-        for (Thread thread : threads) {
-            assertTrue(thread.join(Duration.ofSeconds(50)), thread + " did not finish");
-        }
-        if (failure.get() != null) {
-            throw new AssertionError("a thread failed", failure.get());
-        }
-        for (Runnable task : popAll(injector)) {
-            take(task, seen);
-        }
+        runAndTakeOverflow(threads, start, failure, injector, seen);
         assertTrue(owner.isEmpty());
         for (RunQueue queue : stealerQueues) {
             assertTrue(queue.isEmpty());
@@ -714,10 +684,7 @@ class RunQueueTest {
         Injector injector = new Injector();
         AtomicBoolean ownerDone = new AtomicBoolean();
         CountDownLatch start = new CountDownLatch(1);
-        Runnable[] tasks = new Runnable[total];
-        for (int i = 0; i < total; i++) {
-            tasks[i] = new Numbered(i);
-        }
+        Runnable[] tasks = numbered(total);
         List<Thread> threads = new ArrayList<>();
         threads.add(InjectorTest.platform("owner", failure, start, () -> {
             int random = 0x2545F491;
@@ -744,33 +711,10 @@ class RunQueueTest {
             ownerDone.set(true);
         }));
         for (int s = 0; s < stealers; s++) {
-            RunQueue mine = new RunQueue(maxCapacity, s * 7);
-            threads.add(InjectorTest.platform("stealer-" + s, failure, start, () -> {
-                boolean done = ownerDone.get();
-                while (!(done && owner.isEmpty()) && failure.get() == null) {
-                    Runnable task = owner.stealInto(mine);
-                    if (task == null) {
-                        Thread.onSpinWait();
-                    } else {
-                        take(task, seen);
-                        for (Runnable local = mine.pop(); local != null; local = mine.pop()) {
-                            take(local, seen);
-                        }
-                    }
-                    done = ownerDone.get();
-                }
-            }));
+            threads.add(
+                    stealer("stealer-" + s, owner, new RunQueue(maxCapacity, s * 7), ownerDone, seen, failure, start));
         }
-        start.countDown();
-        for (Thread thread : threads) {
-            assertTrue(thread.join(Duration.ofSeconds(50)), thread + " did not finish");
-        }
-        if (failure.get() != null) {
-            throw new AssertionError("a thread failed", failure.get());
-        }
-        for (Runnable task : popAll(injector)) {
-            take(task, seen);
-        }
+        runAndTakeOverflow(threads, start, failure, injector, seen);
         for (int i = 0; i < total; i++) {
             assertEquals(1, seen.get(i), "times entry " + i + " left the queue");
         }
@@ -781,6 +725,57 @@ class RunQueueTest {
     @CsvSource({"4, 2", "4, 6", "4, 2147483647", "2, -8"})
     void rejectsAMaximumBelowTheFirstLengthOrNotAPowerOfTwo(int capacity, int maxCapacity) {
         assertThrows(IllegalArgumentException.class, () -> RunQueue.growing(capacity, maxCapacity));
+    }
+
+    /**
+     * A stealer: steals from {@code owner} into {@code mine} and takes what it stole, until the
+     * owner is done and its queue empty. It reads ownerDone before looking at the queue: once the
+     * owner is done, an empty queue stays empty.
+     */
+    private static Thread stealer(
+            String name,
+            RunQueue owner,
+            RunQueue mine,
+            AtomicBoolean ownerDone,
+            AtomicIntegerArray seen,
+            AtomicReference<Throwable> failure,
+            CountDownLatch start) {
+        return InjectorTest.platform(name, failure, start, () -> {
+            boolean done = ownerDone.get();
+            while (!(done && owner.isEmpty()) && failure.get() == null) {
+                Runnable task = owner.stealInto(mine);
+                if (task == null) {
+                    Thread.onSpinWait();
+                } else {
+                    take(task, seen);
+                    for (Runnable local = mine.pop(); local != null; local = mine.pop()) {
+                        take(local, seen);
+                    }
+                }
+                done = ownerDone.get();
+            }
+        });
+    }
+
+    /** Starts the threads, waits for them, rethrows a failure of theirs (InjectorTest.runAll), then takes what overflowed. */
+    private static void runAndTakeOverflow(
+            List<Thread> threads,
+            CountDownLatch start,
+            AtomicReference<Throwable> failure,
+            Injector injector,
+            AtomicIntegerArray seen)
+            throws InterruptedException {
+        InjectorTest.runAll(threads, failure, start);
+        for (Runnable task : popAll(injector)) {
+            take(task, seen);
+        }
+    }
+
+    /** Tasks numbered 0 to {@code total - 1}. */
+    private static Runnable[] numbered(int total) {
+        Runnable[] numbered = new Runnable[total];
+        Arrays.setAll(numbered, Numbered::new);
+        return numbered;
     }
 
     private static void take(Runnable task, AtomicIntegerArray seen) {

@@ -513,13 +513,7 @@ class TasksBeforeThreadsTest {
                 return io.metrics().injectorDepth();
             });
             assertEquals(0, injectorDepth, "the full queue dropped the cancelled entries instead of overflowing");
-            await().until(() -> io.liveTasks() == 0);
-            FiberMetrics after = io.metrics();
-            assertEquals(3_000, after.cancelled() - before.cancelled(), "each cancelled task counted once");
-            assertEquals(
-                    after.spawned() - before.spawned(),
-                    after.completed() - before.completed(),
-                    "every end counted once");
+            assertEachEndCountedOnce(io, before, 3_000);
         }
     }
 
@@ -545,18 +539,25 @@ class TasksBeforeThreadsTest {
                 return count;
             });
             assertEquals(100, cancelled);
-            await().until(() -> io.liveTasks() == 0);
-            FiberMetrics after = io.metrics();
-            assertEquals(100, after.cancelled() - before.cancelled(), "each cancelled task counted once");
-            // liveTasks() stops at zero: a second count of an end shows here
-            assertEquals(
-                    after.spawned() - before.spawned(),
-                    after.completed() - before.completed(),
-                    "every end counted once");
+            FiberMetrics after = assertEachEndCountedOnce(io, before, 100);
             long polls =
                     after.workers().get(0).polls() - before.workers().get(0).polls();
             assertTrue(polls < 100, "a cancelled task was handed to a runner: " + polls + " polls");
         }
+    }
+
+    /**
+     * Waits until no task of {@code io} is live, then checks that {@code cancelled} cancels and
+     * every end since {@code before} were counted once; returns the metrics it read.
+     */
+    private static FiberMetrics assertEachEndCountedOnce(FiberIo io, FiberMetrics before, long cancelled) {
+        await().until(() -> io.liveTasks() == 0);
+        FiberMetrics after = io.metrics();
+        assertEquals(cancelled, after.cancelled() - before.cancelled(), "each cancelled task counted once");
+        // liveTasks() stops at zero: a second count of an end shows here
+        assertEquals(
+                after.spawned() - before.spawned(), after.completed() - before.completed(), "every end counted once");
+        return after;
     }
 
     /**

@@ -93,7 +93,7 @@ final class CancelCheck {
     static Cancelled signal(Task<?> task) {
         Object by = resolve(task, stopper(task, task.word(), null), null);
         if (by instanceof Task<?> cancelled) {
-            return new CancelSignal(cancelled + " was cancelled");
+            return new CancelSignal(cancelled);
         }
         return by instanceof CancelScope stopped ? stopped.signal() : null;
     }

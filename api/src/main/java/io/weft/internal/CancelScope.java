@@ -311,8 +311,7 @@ public final class CancelScope {
         if (Thread.currentThread() == thread) {
             delivered = true;
         }
-        Throwable why = cause();
-        return new Cancelled("the scope around this code was cancelled: " + why, why);
+        return new CancelSignal(cause());
     }
 
     /**

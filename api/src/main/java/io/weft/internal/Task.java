@@ -597,7 +597,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     public void throwIfCancelled() {
         if (isCancellationEffective()) {
             Cancelled signal = CancelCheck.signal(this);
-            throw signal != null ? signal : new CancelSignal(this + " was cancelled");
+            throw signal != null ? signal : new CancelSignal(this);
         }
     }
 
@@ -958,7 +958,14 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     @Override
     public String toString() {
-        long s = state;
+        return describe(state, true);
+    }
+
+    /**
+     * This task as {@link #toString} shows it, in state {@code s}, with its waiters' count (read
+     * now, not at {@code s}: it is not in the word) if {@code waiters}.
+     */
+    String describe(long s, boolean waiters) {
         String life = TaskState.lifecycleName(s);
         StringBuilder sb = new StringBuilder("Task#").append(id());
         String name = name();
@@ -973,7 +980,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         if (shields > 0) {
             sb.append(", shield=").append(shields);
         }
-        int n = waiterCount();
+        int n = waiters ? waiterCount() : 0;
         if (n > 0) {
             sb.append(", waiters=").append(n);
         }

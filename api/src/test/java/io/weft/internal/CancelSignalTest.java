@@ -1,0 +1,94 @@
+package io.weft.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.Cancelled;
+import io.weft.Future.State;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The {@link Cancelled} a suspend point throws: what its message says (the task as it was when
+ * the signal was made, though the text is built only when read), its cause, its stack trace, and
+ * its serialized form.
+ */
+class CancelSignalTest {
+    @Test
+    void aTasksSignalShowsTheTaskAsItWasWhenTheSignalWasMadeEvenReadAfterTheTaskEnded() throws Exception {
+        DeferredIo io = new DeferredIo();
+        AtomicReference<Task<String>> self = new AtomicReference<>();
+        AtomicReference<String> shownAtTheSignal = new AtomicReference<>();
+        AtomicReference<Cancelled> thrown = new AtomicReference<>();
+        Task<String> task = io.async(() -> {
+            Task<String> me = self.get();
+            me.requestCancel();
+            shownAtTheSignal.set(me.toString()); // no waiters: toString shows what the signal shows
+            try {
+                me.throwIfCancelled();
+            } catch (Cancelled c) {
+                thrown.set(c);
+                throw c;
+            }
+            return "not cancelled";
+        });
+        self.set(task);
+
+        io.runAll();
+
+        assertEquals(State.CANCELLED, task.state());
+        Cancelled signal = thrown.get();
+        assertNotNull(signal, "the suspend point threw nothing");
+        assertTrue(shownAtTheSignal.get().contains("cancelling"), shownAtTheSignal.get());
+        assertNotEquals(shownAtTheSignal.get(), task.toString(), "the task has moved on since");
+        assertEquals(shownAtTheSignal.get() + " was cancelled", signal.getMessage());
+        assertEquals(signal.getMessage(), signal.getMessage(), "read twice, the same text");
+        assertEquals(0, signal.getStackTrace().length);
+        assertTrue(signal.toString().endsWith(": " + signal.getMessage()), signal.toString());
+
+        Cancelled copy = roundTrip(signal);
+        assertEquals(signal.getMessage(), copy.getMessage(), "serialization keeps the text");
+    }
+
+    @Test
+    void aScopesSignalCarriesItsCauseAndSaysWhyWithoutAStackTrace() throws Exception {
+        CancelScope scope = CancelScope.open(); // on this plain thread
+        TimeoutException why = new TimeoutException("deadline passed");
+        try {
+            assertTrue(scope.cancel(why));
+            Cancelled signal = assertThrows(Cancelled.class, CancelScope::throwIfPlainThreadCancelled);
+
+            assertSame(why, signal.getCause());
+            assertEquals("the scope around this code was cancelled: " + why, signal.getMessage());
+            assertEquals(0, signal.getStackTrace().length, "control flow, as a task's signal");
+            assertTrue(scope.wasDelivered());
+
+            Cancelled copy = roundTrip(signal);
+            assertEquals(signal.getMessage(), copy.getMessage());
+            assertInstanceOf(TimeoutException.class, copy.getCause());
+        } finally {
+            scope.end();
+        }
+    }
+
+    private static Cancelled roundTrip(Cancelled signal) throws IOException, ClassNotFoundException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+            out.writeObject(signal);
+        }
+        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+            return (Cancelled) in.readObject();
+        }
+    }
+}

@@ -54,7 +54,8 @@ final class RunQueue {
      *            if full and no steal: CAS head (r, r) -> (r + cap/2, r + cap/2), then move
      *            those cap/2 tasks and the new one to the injector in one batch;
      *            if full during a steal: the new task alone goes to the injector
-     *   pushAll  owner     if n more fit (after growing the ring, up to its maximum):
+     *   pushAll  owner     if n more fit (after a sweep as push's, then growing the ring, up to
+     *                      its maximum):
      *                      slot[tail .. tail + n) = tasks; tail = tail + n (release), so a batch
      *                      fetched from the injector is published at once; else push each
      *   pop      owner     CAS head (s, r) -> (s == r ? r + 1 : s, r + 1); then read slot[r]
@@ -170,9 +171,8 @@ final class RunQueue {
      * CAS is what makes reading the slots first safe, as in popIfHead; that dead is for good (a
      * claimed or cancelled job never runs) is what keeps the answers true when the entries go.
      * It nulls them and tells the sweeper which it dropped (so a cancelled job's end is counted
-     * as the worker counts a skipped one). pushAll, which the worker's loop uses for a batch
-     * from the injector, grows a full ring without sweeping it: a cost in memory (up to the
-     * maximum length), not in correctness.
+     * as the worker counts a skipped one). pushAll (a batch from the injector) sweeps the same
+     * way before it grows a ring too full for the batch.
      * The cost falls only on a push that finds the ring full: one sweeper call per entry looked
      * at, one CAS per sweep. Entries are not swept earlier on purpose: the fork/join runs showed
      * dead entries at the head also keep thieves off the newest forks (BENCHMARKS.md, nineteenth
@@ -467,8 +467,9 @@ final class RunQueue {
 
     /**
      * Appends {@code tasks[from .. from + count)} in order at the tail. Owner only. Never fails:
-     * when the ring has (or, growing, gets) room for all of them, they are published with one release store of the
-     * tail; otherwise each goes through {@link #push}, overflow included.
+     * when the ring has (or, after dropping dead oldest entries as {@link #push} does, or growing,
+     * gets) room for all of them, they are published with one release store of the tail;
+     * otherwise each goes through {@link #push}, overflow included.
      *
      * @param tasks the array holding the tasks; not modified
      * @param from the index of the first task
@@ -485,7 +486,14 @@ final class RunQueue {
         int t = tail;
         Runnable[] ring = slots;
         long h = getHeadAcquire();
-        while (t - steal(h) > ring.length - count && ring.length < maxCapacity) {
+        while (t - steal(h) > ring.length - count) {
+            if (sweeper != null && steal(h) == real(h) && sweep(h, t)) {
+                h = getHeadAcquire(); // dead entries dropped (or head moved): look again
+                continue;
+            }
+            if (ring.length == maxCapacity) {
+                break;
+            }
             grow(ring, real(h), t); // still published at once below: a stealer sees all or none
             ring = slots;
             h = getHeadAcquire();

@@ -637,6 +637,24 @@ class RunQueueTest {
     }
 
     @Test
+    void aBatchThatDoesNotFitDropsTheDeadOldestEntriesBeforeTheRingGrows() {
+        for (int start : STARTS) {
+            MarkedDead sweeper = new MarkedDead(16);
+            RunQueue queue = new RunQueue(4, 8, start, sweeper);
+            Injector injector = new Injector();
+            List<Runnable> tasks = pushAll(queue, injector, 0, 3);
+            sweeper.kill(tasks.get(0));
+            sweeper.kill(tasks.get(1));
+            Runnable[] batch = {new Numbered(3), new Numbered(4)};
+            queue.pushAll(batch, 0, 2, injector); // 5 would not fit in 4: the two dead ones go instead
+            assertEquals(List.of(tasks.get(0), tasks.get(1)), sweeper.dropped, "start " + start);
+            assertEquals(4, queue.capacity(), "it did not grow, start " + start);
+            assertEquals(0, injector.size());
+            assertEquals(List.of(tasks.get(2), batch[0], batch[1]), popAll(queue));
+        }
+    }
+
+    @Test
     void aFullRingWhoseOldestEntryIsLiveGrowsOrOverflowsAsBefore() {
         MarkedDead sweeper = new MarkedDead(16);
         RunQueue queue = new RunQueue(2, 4, 0, sweeper);

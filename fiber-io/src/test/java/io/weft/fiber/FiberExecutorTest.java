@@ -374,21 +374,28 @@ class FiberExecutorTest {
             assertEquals("quick", timed.get(0).get());
             assertTrue(timed.get(1).isCancelled());
 
-            // invokeAny: the first success wins, failures are skipped, the rest are cancelled
+            // invokeAny: the first success wins, failures are skipped, the rest are cancelled. The
+            // winner waits for the loser to start: one cancelled before it started would never
+            // run its finally (the two run on different workers, in either order).
             AtomicBoolean loserUnwound = new AtomicBoolean();
+            CountDownLatch loserStarted = new CountDownLatch(1);
             String any = executor.invokeAny(List.of(
                     () -> {
                         throw new IllegalStateException("fails");
                     },
                     () -> {
                         try {
+                            loserStarted.countDown();
                             Io.sleep(Duration.ofDays(1));
                             return "never";
                         } finally {
                             loserUnwound.set(true);
                         }
                     },
-                    () -> "wins"));
+                    () -> {
+                        loserStarted.await();
+                        return "wins";
+                    }));
             assertEquals("wins", any);
             await().until(loserUnwound::get);
 

@@ -21,13 +21,16 @@ final class CancelSignal extends Cancelled {
      * The message is built on its first read, not when the signal is made. A race's loser, a
      * scope's children and every timed-out task make one, and almost none is ever read: building
      * "Task#12 [running, cancelling] was cancelled" at once (a StringBuilder, its growth, the
-     * String, the concatenation, and the task's id drawn from the shared counter if it had none)
-     * cost 1.3-3 KB per 100 races of Futures.race (BENCHMARKS.md, twenty-second session). What
-     * the message shows is fixed when the signal is made: the task and its state word then (a
-     * later read does not see a later state); the waiters' count, which is not in the word, is
-     * left out. The first read stores the text in a plain field: two threads reading at once may
-     * both build it, and get equal strings (a String is safe to publish through a race).
-     * Serialization writes the text, not the task.
+     * String and the concatenation) cost 2.1-2.8 KB per 100 races of Futures.race (BENCHMARKS.md,
+     * twenty-second session). The signal keeps what the text shows, taken when it is made: the
+     * task's number (drawn then if it had none, so the text names the task its toString names),
+     * its name and its state word; the waiters' count, which is not in the word, is left out. It
+     * keeps no reference to the task: a signal outlives its task as the cause of what await
+     * throws, in logs and in futures' outcomes, and the task would keep its thread and the tasks
+     * it ran on reachable. The first read stores the text in a plain field: two threads reading
+     * at once may both build it, and get equal strings (a String is safe to publish through a
+     * race). What reads Throwable's own message field, not getMessage (JFR's exception events,
+     * -Xlog:exceptions), sees none.
      */
 
     private static final long serialVersionUID = 2L;
@@ -35,14 +38,17 @@ final class CancelSignal extends Cancelled {
     /** Whether signals fill in their stack trace; read once, from the system property. */
     private static final boolean STACK_TRACES = Boolean.getBoolean("io.weft.cancelledStackTraces");
 
-    /** The cancelled task; null for a scope's signal and after deserialization. */
-    private final transient Task<?> task;
+    /** The cancelled task's number (numbers start at 1); 0 for a scope's signal. */
+    private final long number;
 
-    /** The task's state word when the signal was made. */
-    private final transient long state;
+    /** The cancelled task's name, or null. */
+    private final String name;
+
+    /** The cancelled task's state word when the signal was made. */
+    private final long state;
 
     /** The message; null until its first read (see the notes). */
-    private String message;
+    private transient String message;
 
     /**
      * Creates the signal for {@code task}'s own cancellation (or an awaiter's, for a task run in
@@ -52,7 +58,8 @@ final class CancelSignal extends Cancelled {
      */
     CancelSignal(Task<?> task) {
         super(null);
-        this.task = task;
+        this.number = task.number();
+        this.name = task.name();
         this.state = task.word();
     }
 
@@ -63,7 +70,8 @@ final class CancelSignal extends Cancelled {
      */
     CancelSignal(Throwable why) {
         super(null, why);
-        this.task = null;
+        this.number = 0;
+        this.name = null;
         this.state = 0;
     }
 
@@ -71,8 +79,8 @@ final class CancelSignal extends Cancelled {
     public String getMessage() {
         String m = message;
         if (m == null) {
-            m = task != null
-                    ? task.describe(state, false) + " was cancelled"
+            m = number != 0
+                    ? Task.describe(number, name, state, 0) + " was cancelled"
                     : "the scope around this code was cancelled: " + getCause();
             message = m;
         }
@@ -82,11 +90,5 @@ final class CancelSignal extends Cancelled {
     @Override
     public synchronized Throwable fillInStackTrace() {
         return STACK_TRACES ? super.fillInStackTrace() : this;
-    }
-
-    @java.io.Serial
-    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
-        getMessage(); // the text goes, the task does not
-        out.defaultWriteObject();
     }
 }

@@ -958,17 +958,16 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     @Override
     public String toString() {
-        return describe(state, true);
+        return describe(id(), name(), state, waiterCount());
     }
 
     /**
-     * This task as {@link #toString} shows it, in state {@code s}, with its waiters' count (read
-     * now, not at {@code s}: it is not in the word) if {@code waiters}.
+     * A task as {@link #toString} shows it: number {@code number}, named {@code name} (or null), in
+     * state {@code s}, with {@code waiters} waiters.
      */
-    String describe(long s, boolean waiters) {
+    static String describe(long number, String name, long s, int waiters) {
         String life = TaskState.lifecycleName(s);
-        StringBuilder sb = new StringBuilder("Task#").append(id());
-        String name = name();
+        StringBuilder sb = new StringBuilder("Task#").append(number);
         if (name != null) {
             sb.append(' ').append(name);
         }
@@ -980,9 +979,8 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         if (shields > 0) {
             sb.append(", shield=").append(shields);
         }
-        int n = waiters ? waiterCount() : 0;
-        if (n > 0) {
-            sb.append(", waiters=").append(n);
+        if (waiters > 0) {
+            sb.append(", waiters=").append(waiters);
         }
         return sb.append(']').toString();
     }

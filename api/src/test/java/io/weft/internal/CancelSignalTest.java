@@ -1,5 +1,6 @@
 package io.weft.internal;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -15,6 +16,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.lang.ref.WeakReference;
+import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -59,6 +62,34 @@ class CancelSignalTest {
 
         Cancelled copy = roundTrip(signal);
         assertEquals(signal.getMessage(), copy.getMessage(), "serialization keeps the text");
+    }
+
+    @Test
+    void aSignalKeptAfterItsTaskEndedDoesNotKeepTheTaskReachable() {
+        DeferredIo io = new DeferredIo();
+        AtomicReference<Task<String>> self = new AtomicReference<>();
+        AtomicReference<Cancelled> thrown = new AtomicReference<>();
+        self.set(io.async(() -> {
+            Task<String> me = self.get();
+            me.requestCancel();
+            try {
+                me.throwIfCancelled();
+            } catch (Cancelled c) {
+                thrown.set(c);
+                throw c;
+            }
+            return "not cancelled";
+        }));
+        io.runAll();
+        WeakReference<Task<String>> task = new WeakReference<>(self.getAndSet(null));
+        Cancelled signal = thrown.get();
+        assertNotNull(signal, "the suspend point threw nothing");
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            System.gc();
+            return task.get() == null;
+        });
+        assertTrue(signal.getMessage().endsWith("was cancelled"), signal.getMessage());
     }
 
     @Test

@@ -173,10 +173,12 @@ final class RunQueue {
      * It nulls them and tells the sweeper which it dropped (so a cancelled job's end is counted
      * as the worker counts a skipped one). pushAll (a batch from the injector) sweeps the same
      * way before it grows a ring too full for the batch.
-     * The cost falls only on a push that finds the ring full: one sweeper call per entry looked
-     * at, one CAS per sweep. Entries are not swept earlier on purpose: the fork/join runs showed
+     * The cost falls only on a push that finds the ring full (or a pushAll that finds it too full
+     * for its batch, which the worker's loop fetches while its queue may still hold entries):
+     * one sweeper call per entry looked at, one CAS per sweep. Entries are not swept earlier on purpose: the fork/join runs showed
      * dead entries at the head also keep thieves off the newest forks (BENCHMARKS.md, nineteenth
-     * session), and the ring is full only when nothing has taken from it for a whole ring.
+     * session), and the ring is full (short of a batch, for pushAll) only when nothing has taken
+     * from it for about a whole ring.
      * Everything after push's first check is out of line (pushLooking), so the push a spawn
      * inlines is its common case alone. With the sweep inline the await chain, where no sweep
      * runs (a probe counted none), measured 5-8% slower in four rounds; out of line, six rounds
@@ -217,8 +219,8 @@ final class RunQueue {
     private final Sweeper sweeper;
 
     /**
-     * Tells a full queue which of its oldest entries it may drop instead of growing or
-     * overflowing: entries whose task will never run (see "Sweeping a full ring"). Called on the
+     * Tells a full queue (or one too full for a batch) which of its oldest entries it may drop
+     * instead of growing or overflowing: entries whose task will never run (see "Sweeping a full ring"). Called on the
      * owner's thread only.
      */
     interface Sweeper {
@@ -270,7 +272,8 @@ final class RunQueue {
      * @param initialCapacity the ring's first length: a power of two, at least 2
      * @param maxCapacity the ring's longest length: a power of two, at least {@code initialCapacity},
      *     at most 2^30
-     * @param sweeper called on the owner's thread when a push finds the ring full
+     * @param sweeper called on the owner's thread when a push finds the ring full, or a pushAll
+     *     too full for its batch
      * @return the queue
      * @throws IllegalArgumentException if either length is not such a power of two
      */

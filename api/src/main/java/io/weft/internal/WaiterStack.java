@@ -34,8 +34,8 @@ abstract class WaiterStack {
      * re-link a dead node, never drop a live one: every write skips exactly one dead node. A
      * stale action that still runs is harmless: it readies a one-shot ParkToken nobody parks on.
      *
-     * Per operation: push = 1 allocation (the node; a parked await's node is its own action,
-     * Wakeup, so no lambda) + 1 CAS + 1 volatile read; removal = 1 volatile write + a CAS per dead
+     * Per operation: push = 1 allocation (the node; a parked await's node and a race's are their
+     * own actions, SelfWaiter, so no lambda) + 1 CAS + 1 volatile read; removal = 1 volatile write + a CAS per dead
      * head node; completion with nobody waiting = 1 volatile read, with waiters = 1 getAndSet +
      * 1 getAndSet per waiter + the actions.
      */
@@ -67,16 +67,25 @@ abstract class WaiterStack {
         }
     }
 
+    /**
+     * A waiter that is its own action, so a registration allocates the node alone (no lambda):
+     * the parked await's {@link Wakeup}, a race's entrants ({@link Races}).
+     */
+    abstract static class SelfWaiter extends Waiter implements Runnable {
+        SelfWaiter() {
+            super(null);
+            ACTION.set(this, this); // a plain store: the node is published by push's CAS
+        }
+    }
+
     /** The waiter of a parked await: the node is its own action (no lambda per await). */
-    static final class Wakeup extends Waiter implements Runnable {
+    static final class Wakeup extends SelfWaiter {
         private final Io io;
         private final ParkToken token;
 
         Wakeup(Io io, ParkToken token) {
-            super(null);
             this.io = io;
             this.token = token;
-            ACTION.set(this, this);
         }
 
         @Override

@@ -14,13 +14,14 @@ public final class Races {
      * Implementation notes.
      *
      * One ParkToken serves both inputs: each input gets a waiter (an Entrant, its own action)
-     * that readies it, so whichever completes first wakes the racer. Registration happens before the re-check of
-     * both inputs, so a completion between the first look and the park is never missed (the
-     * waiter either runs, or was refused because the input was already done).
+     * that readies it, so whichever completes first wakes the racer. Registration happens before
+     * the re-check of both inputs, so a completion between the first look and the park is never
+     * missed (the waiter either runs, or was refused because the input was already done).
      *
      * First to complete: each waiter action claims a shared winner slot (a field of a's entrant)
-     * by CAS before readying the token, and completions run their waiters in completion order, so the slot holds the
-     * input that completed first, even if the other completes before the racer wakes.
+     * by CAS before readying the token, and completions run their waiters in completion order,
+     * so the slot holds the input that completed first, even if the other completes before the
+     * racer wakes.
      * Ties: inputs already done when the race looks (on entry, or while it registers) are
      * looked at `a` first, so they resolve to `a`, whatever order they completed in.
      *
@@ -29,10 +30,11 @@ public final class Races {
      * Both waiters are deregistered in a finally block, on every exit path, so a long-lived
      * input that loses many races does not accumulate dead waiters.
      *
-     * Per race that parks: 3 allocations (the token and the two entrants; before the entrants
-     * were their own actions, two waiter nodes, two lambdas and an AtomicReference: 6, and
-     * Futures.race allocated 5.0-5.6 KB more per 100 races; BENCHMARKS.md, twenty-second
-     * session), 2 CAS to register, 1 CAS to claim the slot per input that completes, the ready.
+     * Per race that parks: 3 allocations, the token and the two entrants (4 on a plain thread
+     * with no Io: the park's lambda). Before the entrants were their own actions there were 6
+     * (two waiter nodes, two lambdas, an AtomicReference), and Futures.race allocated 5.0-5.9 KB
+     * more per 100 races (BENCHMARKS.md, twenty-second session). 2 CAS to register, 1 CAS to
+     * claim the slot per input that completes, the ready.
      */
 
     private Races() {}

@@ -35,9 +35,9 @@ abstract class WaiterStack {
      * stale action that still runs is harmless: it readies a one-shot ParkToken nobody parks on.
      *
      * Per operation: push = 1 allocation (the node; a parked await's node and a race's are their
-     * own actions, SelfWaiter, so no lambda) + 1 CAS + 1 volatile read; removal = 1 volatile write + a CAS per dead
-     * head node; completion with nobody waiting = 1 volatile read, with waiters = 1 getAndSet +
-     * 1 getAndSet per waiter + the actions.
+     * own actions, SelfWaiter, so no lambda) + 1 CAS + 1 volatile read; removal = 1 volatile
+     * write + a CAS per dead head node; completion with nobody waiting = 1 volatile read, with
+     * waiters = 1 getAndSet + 1 getAndSet per waiter + the actions.
      */
 
     private static final VarHandle WAITERS;

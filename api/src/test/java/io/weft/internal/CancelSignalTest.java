@@ -28,34 +28,41 @@ import org.junit.jupiter.api.Test;
  * its serialized form.
  */
 class CancelSignalTest {
+    /** A task that cancels itself and throws its signal, run to its end: the task, its signal, and its toString at the signal. */
+    private record SelfCancelled(Task<String> task, Cancelled signal, String shownAtTheSignal) {
+        static SelfCancelled run() {
+            DeferredIo io = new DeferredIo();
+            AtomicReference<Task<String>> self = new AtomicReference<>();
+            AtomicReference<String> shown = new AtomicReference<>();
+            AtomicReference<Cancelled> thrown = new AtomicReference<>();
+            self.set(io.async(() -> {
+                Task<String> me = self.get();
+                me.requestCancel();
+                shown.set(me.toString()); // no waiters: toString shows what the signal shows
+                try {
+                    me.throwIfCancelled();
+                } catch (Cancelled c) {
+                    thrown.set(c);
+                    throw c;
+                }
+                return "not cancelled";
+            }));
+            io.runAll();
+            assertNotNull(thrown.get(), "the suspend point threw nothing");
+            return new SelfCancelled(self.get(), thrown.get(), shown.get());
+        }
+    }
+
     @Test
     void aTasksSignalShowsTheTaskAsItWasWhenTheSignalWasMadeEvenReadAfterTheTaskEnded() throws Exception {
-        DeferredIo io = new DeferredIo();
-        AtomicReference<Task<String>> self = new AtomicReference<>();
-        AtomicReference<String> shownAtTheSignal = new AtomicReference<>();
-        AtomicReference<Cancelled> thrown = new AtomicReference<>();
-        Task<String> task = io.async(() -> {
-            Task<String> me = self.get();
-            me.requestCancel();
-            shownAtTheSignal.set(me.toString()); // no waiters: toString shows what the signal shows
-            try {
-                me.throwIfCancelled();
-            } catch (Cancelled c) {
-                thrown.set(c);
-                throw c;
-            }
-            return "not cancelled";
-        });
-        self.set(task);
+        SelfCancelled run = SelfCancelled.run();
+        Cancelled signal = run.signal();
+        String shown = run.shownAtTheSignal();
 
-        io.runAll();
-
-        assertEquals(State.CANCELLED, task.state());
-        Cancelled signal = thrown.get();
-        assertNotNull(signal, "the suspend point threw nothing");
-        assertTrue(shownAtTheSignal.get().contains("cancelling"), shownAtTheSignal.get());
-        assertNotEquals(shownAtTheSignal.get(), task.toString(), "the task has moved on since");
-        assertEquals(shownAtTheSignal.get() + " was cancelled", signal.getMessage());
+        assertEquals(State.CANCELLED, run.task().state());
+        assertTrue(shown.contains("cancelling"), shown);
+        assertNotEquals(shown, run.task().toString(), "the task has moved on since");
+        assertEquals(shown + " was cancelled", signal.getMessage());
         assertEquals(signal.getMessage(), signal.getMessage(), "read twice, the same text");
         assertEquals(0, signal.getStackTrace().length);
         assertTrue(signal.toString().endsWith(": " + signal.getMessage()), signal.toString());
@@ -66,24 +73,10 @@ class CancelSignalTest {
 
     @Test
     void aSignalKeptAfterItsTaskEndedDoesNotKeepTheTaskReachable() {
-        DeferredIo io = new DeferredIo();
-        AtomicReference<Task<String>> self = new AtomicReference<>();
-        AtomicReference<Cancelled> thrown = new AtomicReference<>();
-        self.set(io.async(() -> {
-            Task<String> me = self.get();
-            me.requestCancel();
-            try {
-                me.throwIfCancelled();
-            } catch (Cancelled c) {
-                thrown.set(c);
-                throw c;
-            }
-            return "not cancelled";
-        }));
-        io.runAll();
-        WeakReference<Task<String>> task = new WeakReference<>(self.getAndSet(null));
-        Cancelled signal = thrown.get();
-        assertNotNull(signal, "the suspend point threw nothing");
+        SelfCancelled run = SelfCancelled.run();
+        WeakReference<Task<String>> task = new WeakReference<>(run.task());
+        Cancelled signal = run.signal();
+        run = null; // the signal alone is kept
 
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             System.gc();

@@ -25,7 +25,8 @@ import org.awaitility.Awaitility;
  *       on the calling thread, whichever thread that is (a task that parks blocks its runner).
  *   <li>{@link #suspendRaw} parks the calling thread with {@link LockSupport#park(Object)}, the
  *       token as blocker (so a test can see a thread parked on a token), through
- *       {@link ParkToken#suspend}; {@link #ready} signals the token.
+ *       {@link ParkToken#suspend}; {@link #ready} signals the token (or, between
+ *       {@link #holdReadies} and {@link #releaseReadies}, records it to signal then).
  *   <li>The clock is manual: it starts at 0 and moves only with {@link #advance}, which readies
  *       the tokens of timers that became due. {@link #poll} never waits: it runs queued tasks,
  *       fires timers already due and returns the next deadline.
@@ -46,6 +47,10 @@ final class DeferredIo implements Io {
             Comparator.comparingLong((Timer t) -> t.deadlineMs).thenComparingLong(t -> t.seq));
     private long now;
     private long timerSeq;
+    /** Guards {@link #heldReadies}. */
+    private final Object readyLock = new Object();
+    /** The tokens {@link #ready} held back since {@link #holdReadies}, in order; null when not holding. */
+    private List<ParkToken> heldReadies;
 
     /** Spawns {@code body} with {@link Io#async} while this Io is installed; it runs when the test runs it. */
     <T> Task<T> async(Callable<T> body) {
@@ -126,7 +131,36 @@ final class DeferredIo implements Io {
 
     @Override
     public void ready(ParkToken park) {
-        Objects.requireNonNull(park, "park").tryReady();
+        Objects.requireNonNull(park, "park");
+        synchronized (readyLock) {
+            if (heldReadies != null) {
+                heldReadies.add(park);
+                return;
+            }
+        }
+        park.tryReady();
+    }
+
+    /**
+     * From now until {@link #releaseReadies}, {@link #ready} only records its token: a test can
+     * make several wake-ups happen before the woken thread runs.
+     */
+    void holdReadies() {
+        synchronized (readyLock) {
+            heldReadies = new ArrayList<>();
+        }
+    }
+
+    /** Readies the tokens held since {@link #holdReadies}, in order, and stops holding. */
+    void releaseReadies() {
+        List<ParkToken> held;
+        synchronized (readyLock) {
+            held = heldReadies;
+            heldReadies = null;
+        }
+        if (held != null) {
+            held.forEach(ParkToken::tryReady);
+        }
     }
 
     /** Runs every queued task, fires the timers already due, and never waits for the clock. */

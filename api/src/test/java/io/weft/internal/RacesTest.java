@@ -46,6 +46,28 @@ class RacesTest {
         assertEquals(0, b.waiterCount());
     }
 
+    /** The winner slot is one, shared: b's completion claims it, a's later one finds it taken. */
+    @Test
+    void whenBothInputsCompleteBeforeTheRacerWakesTheFirstToCompleteWins() throws InterruptedException {
+        DeferredIo io = new DeferredIo();
+        CompletableFuture<String> stageA = new CompletableFuture<>();
+        CompletableFuture<String> stageB = new CompletableFuture<>();
+        Task<String> a = Task.of(Future.from(stageA), "a");
+        Task<String> b = Task.of(Future.from(stageB), "b");
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread racer = callOnNewThread(io, () -> Io.race(a, b), outcome);
+        DeferredIo.awaitParkedOnToken(racer);
+
+        io.holdReadies();
+        stageB.complete("b");
+        stageA.complete("a"); // b's wake-up is held: the racer is still parked
+        assertTrue(DeferredIo.isParkedOnToken(racer));
+        io.releaseReadies();
+
+        assertTrue(racer.join(JOIN));
+        assertEquals("b", outcome.get(), "b completed first; both were done when the racer woke");
+    }
+
     @Test
     void whenBothInputsAreDoneTheFirstArgumentWins() {
         IllegalStateException failure = new IllegalStateException("a failed");

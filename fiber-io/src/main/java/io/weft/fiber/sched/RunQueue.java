@@ -175,10 +175,10 @@ final class RunQueue {
      * way before it grows a ring too full for the batch.
      * The cost falls only on a push that finds the ring full (or a pushAll that finds it too full
      * for its batch, which the worker's loop fetches while its queue may still hold entries):
-     * one sweeper call per entry looked at, one CAS per sweep. Entries are not swept earlier on purpose: the fork/join runs showed
-     * dead entries at the head also keep thieves off the newest forks (BENCHMARKS.md, nineteenth
-     * session), and the ring is full (short of a batch, for pushAll) only when nothing has taken
-     * from it for about a whole ring.
+     * one sweeper call per entry looked at, one CAS per sweep. Entries are not swept earlier on
+     * purpose: the fork/join runs showed dead entries at the head also keep thieves off the
+     * newest forks (BENCHMARKS.md, nineteenth session), and the ring is full (short of a batch,
+     * for pushAll) only when nothing has taken from it for about a whole ring.
      * Everything after push's first check is out of line (pushLooking), so the push a spawn
      * inlines is its common case alone. With the sweep inline the await chain, where no sweep
      * runs (a probe counted none), measured 5-8% slower in four rounds; out of line, six rounds
@@ -220,8 +220,8 @@ final class RunQueue {
 
     /**
      * Tells a full queue (or one too full for a batch) which of its oldest entries it may drop
-     * instead of growing or overflowing: entries whose task will never run (see "Sweeping a full ring"). Called on the
-     * owner's thread only.
+     * instead of growing or overflowing: entries whose task will never run (see "Sweeping a full
+     * ring"). Called on the owner's thread only.
      */
     interface Sweeper {
         /** Whether {@code task}, queued, has nothing left to run, for good. */

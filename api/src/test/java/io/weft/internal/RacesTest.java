@@ -24,48 +24,55 @@ import org.junit.jupiter.api.Test;
 class RacesTest {
     private static final Duration JOIN = Duration.ofSeconds(10);
 
+    /** A race between two tasks over stages the test completes, its racer on a thread of its own, parked. */
+    private record ParkedRace(
+            CompletableFuture<String> stageA,
+            CompletableFuture<String> stageB,
+            Task<String> a,
+            Task<String> b,
+            AtomicReference<Object> outcome,
+            Thread racer) {
+        static ParkedRace start(DeferredIo io) {
+            CompletableFuture<String> stageA = new CompletableFuture<>();
+            CompletableFuture<String> stageB = new CompletableFuture<>();
+            Task<String> a = Task.of(Future.from(stageA), "a");
+            Task<String> b = Task.of(Future.from(stageB), "b");
+            AtomicReference<Object> outcome = new AtomicReference<>();
+            Thread racer = callOnNewThread(io, () -> Io.race(a, b), outcome);
+            DeferredIo.awaitParkedOnToken(racer);
+            return new ParkedRace(stageA, stageB, a, b, outcome, racer);
+        }
+    }
+
     @Test
     void theFirstInputToCompleteWinsTheLoserIsCancelledAndNoWaiterIsLeft() throws InterruptedException {
-        DeferredIo io = new DeferredIo();
-        CompletableFuture<String> stageA = new CompletableFuture<>();
-        CompletableFuture<String> stageB = new CompletableFuture<>();
-        Task<String> a = Task.of(Future.from(stageA), "a");
-        Task<String> b = Task.of(Future.from(stageB), "b");
-        AtomicReference<Object> outcome = new AtomicReference<>();
-        Thread racer = callOnNewThread(io, () -> Io.race(a, b), outcome);
-        DeferredIo.awaitParkedOnToken(racer);
-        assertEquals(1, a.waiterCount());
-        assertEquals(1, b.waiterCount());
+        ParkedRace race = ParkedRace.start(new DeferredIo());
+        assertEquals(1, race.a().waiterCount());
+        assertEquals(1, race.b().waiterCount());
 
-        stageB.complete("b");
-        assertTrue(racer.join(JOIN));
-        assertEquals("b", outcome.get());
-        assertEquals(State.CANCELLED, a.state());
-        assertFalse(stageA.isDone(), "cancelling a Future.from leaves its stage alone");
-        assertEquals(0, a.waiterCount());
-        assertEquals(0, b.waiterCount());
+        race.stageB().complete("b");
+        assertTrue(race.racer().join(JOIN));
+        assertEquals("b", race.outcome().get());
+        assertEquals(State.CANCELLED, race.a().state());
+        assertFalse(race.stageA().isDone(), "cancelling a Future.from leaves its stage alone");
+        assertEquals(0, race.a().waiterCount());
+        assertEquals(0, race.b().waiterCount());
     }
 
     /** The winner slot is one, shared: b's completion claims it, a's later one finds it taken. */
     @Test
     void whenBothInputsCompleteBeforeTheRacerWakesTheFirstToCompleteWins() throws InterruptedException {
         DeferredIo io = new DeferredIo();
-        CompletableFuture<String> stageA = new CompletableFuture<>();
-        CompletableFuture<String> stageB = new CompletableFuture<>();
-        Task<String> a = Task.of(Future.from(stageA), "a");
-        Task<String> b = Task.of(Future.from(stageB), "b");
-        AtomicReference<Object> outcome = new AtomicReference<>();
-        Thread racer = callOnNewThread(io, () -> Io.race(a, b), outcome);
-        DeferredIo.awaitParkedOnToken(racer);
+        ParkedRace race = ParkedRace.start(io);
 
         io.holdReadies();
-        stageB.complete("b");
-        stageA.complete("a"); // b's wake-up is held: the racer is still parked
-        assertTrue(DeferredIo.isParkedOnToken(racer));
+        race.stageB().complete("b");
+        race.stageA().complete("a"); // b's wake-up is held: the racer is still parked
+        assertTrue(DeferredIo.isParkedOnToken(race.racer()));
         io.releaseReadies();
 
-        assertTrue(racer.join(JOIN));
-        assertEquals("b", outcome.get(), "b completed first; both were done when the racer woke");
+        assertTrue(race.racer().join(JOIN));
+        assertEquals("b", race.outcome().get(), "b completed first; both were done when the racer woke");
     }
 
     @Test

@@ -617,15 +617,27 @@ class RunQueueTest {
         }
     }
 
+    /** A swept queue of ring length 4 (growing to {@code maxCapacity}) holding {@code queued} tasks, the oldest two dead. */
+    private record DeadOldest(MarkedDead sweeper, RunQueue queue, Injector injector, List<Runnable> tasks) {
+        static DeadOldest queue(int start, int maxCapacity, int queued) {
+            MarkedDead sweeper = new MarkedDead(16);
+            RunQueue queue = new RunQueue(4, maxCapacity, start, sweeper);
+            Injector injector = new Injector();
+            List<Runnable> tasks = pushAll(queue, injector, 0, queued);
+            sweeper.kill(tasks.get(0));
+            sweeper.kill(tasks.get(1));
+            return new DeadOldest(sweeper, queue, injector, tasks);
+        }
+    }
+
     @Test
     void aFullRingDropsItsDeadOldestEntriesInsteadOfGrowingOrOverflowing() {
         for (int start : STARTS) {
-            MarkedDead sweeper = new MarkedDead(16);
-            RunQueue queue = new RunQueue(4, 4, start, sweeper);
-            Injector injector = new Injector();
-            List<Runnable> tasks = pushAll(queue, injector, 0, 4);
-            sweeper.kill(tasks.get(0));
-            sweeper.kill(tasks.get(1));
+            DeadOldest full = DeadOldest.queue(start, 4, 4);
+            MarkedDead sweeper = full.sweeper();
+            RunQueue queue = full.queue();
+            Injector injector = full.injector();
+            List<Runnable> tasks = full.tasks();
             sweeper.kill(tasks.get(3)); // dead, but behind a live one: stays until taken
             assertEquals(List.of(), sweeper.asked, "a ring with room asks nothing, start " + start);
             tasks.addAll(pushAll(queue, injector, 4, 1));
@@ -639,18 +651,13 @@ class RunQueueTest {
     @Test
     void aBatchThatDoesNotFitDropsTheDeadOldestEntriesBeforeTheRingGrows() {
         for (int start : STARTS) {
-            MarkedDead sweeper = new MarkedDead(16);
-            RunQueue queue = new RunQueue(4, 8, start, sweeper);
-            Injector injector = new Injector();
-            List<Runnable> tasks = pushAll(queue, injector, 0, 3);
-            sweeper.kill(tasks.get(0));
-            sweeper.kill(tasks.get(1));
+            DeadOldest q = DeadOldest.queue(start, 8, 3);
             Runnable[] batch = {new Numbered(3), new Numbered(4)};
-            queue.pushAll(batch, 0, 2, injector); // 5 would not fit in 4: the two dead ones go instead
-            assertEquals(List.of(tasks.get(0), tasks.get(1)), sweeper.dropped, "start " + start);
-            assertEquals(4, queue.capacity(), "it did not grow, start " + start);
-            assertEquals(0, injector.size());
-            assertEquals(List.of(tasks.get(2), batch[0], batch[1]), popAll(queue));
+            q.queue().pushAll(batch, 0, 2, q.injector()); // 5 would not fit in 4: the two dead ones go instead
+            assertEquals(List.of(q.tasks().get(0), q.tasks().get(1)), q.sweeper().dropped, "start " + start);
+            assertEquals(4, q.queue().capacity(), "it did not grow, start " + start);
+            assertEquals(0, q.injector().size());
+            assertEquals(List.of(q.tasks().get(2), batch[0], batch[1]), popAll(q.queue()));
         }
     }
 

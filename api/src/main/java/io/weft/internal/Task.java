@@ -314,6 +314,22 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     }
 
     /**
+     * Makes this task done as failed with {@code escaped}, unless it is done already: for the thread
+     * whose {@link #run()}, {@link #runIn} or {@link #runHelped} of it threw instead of returning.
+     * The body's exception never escapes those; what can is an error the JVM throws while the task
+     * completes (an OutOfMemoryError when the heap is full, where even entering a catch block may
+     * need memory), and a task left running would keep its awaiters asleep for good. A task
+     * running on another thread is left alone (what threw was then an Io running it twice).
+     */
+    public void failAfterEscape(Throwable escaped) {
+        Thread runner = thread;
+        if ((state & LIFECYCLE) == RUNNING && runner != null && runner != Thread.currentThread()) {
+            return;
+        }
+        complete(FAILED, escaped);
+    }
+
+    /**
      * The bits a task started above {@code parent} on the same stack gets with NEW -> RUNNING: its
      * inline depth, and BELOW_SCOPED if a task below it has scopes (CancelCheck, "The check's fast
      * path").

@@ -184,7 +184,12 @@ abstract class WaiterStack {
             action.run();
         } catch (RuntimeException | Error e) {
             Thread current = Thread.currentThread();
-            current.getUncaughtExceptionHandler().uncaughtException(current, e);
+            try {
+                current.getUncaughtExceptionHandler().uncaughtException(current, e);
+            } catch (Throwable ignored) {
+                // as the JVM does for a thread's handler: thrown from here (an OutOfMemoryError
+                // while the handler prints), it would leave the remaining waiters asleep
+            }
         }
     }
 

@@ -185,6 +185,59 @@ class TaskLifecycleTest {
         assertSame(io, child.get().io());
     }
 
+    /**
+     * What an Io does when its run of a task threw instead of returning (an OutOfMemoryError while
+     * the task completed): Task.failAfterEscape fails the task with what escaped and wakes its
+     * awaiters; the body's value that comes later, a second call, and a call on a task already done
+     * change nothing.
+     */
+    @Test
+    void aTaskWhoseRunThrewIsFailedWithWhatEscapedAndItsWaitersRunOnce() {
+        DeferredIo io = new DeferredIo();
+        OutOfMemoryError escaped = new OutOfMemoryError("escaped from run (test)");
+        AtomicReference<Task<String>> self = new AtomicReference<>();
+        Task<String> task = io.async(() -> {
+            self.get().failAfterEscape(escaped); // as the running thread would after run() threw
+            return "the body's value, too late";
+        });
+        self.set(task);
+        AtomicInteger woken = new AtomicInteger();
+        assertNotNull(task.addWaiter(woken::incrementAndGet));
+
+        assertEquals(1, io.runAll());
+
+        assertEquals(State.FAILED, task.state());
+        assertSame(escaped, task.exceptionNow());
+        assertEquals(1, woken.get());
+        task.failAfterEscape(new OutOfMemoryError("a second one (test)"));
+        assertSame(escaped, task.exceptionNow());
+        Task<String> succeeded = Task.succeeded("v");
+        succeeded.failAfterEscape(escaped);
+        assertEquals(State.SUCCESS, succeeded.state());
+    }
+
+    /** failAfterEscape from a thread that is not the one running the task changes nothing. */
+    @Test
+    void failAfterEscapeLeavesATaskRunningOnAnotherThreadAlone() throws InterruptedException {
+        DeferredIo io = new DeferredIo();
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Task<String> task = io.async(() -> {
+            started.countDown();
+            release.await();
+            return "value";
+        });
+        Thread runner = io.runNextOnNewThread("runs-the-task");
+        assertTrue(started.await(JOIN.toMillis(), TimeUnit.MILLISECONDS));
+
+        task.failAfterEscape(new OutOfMemoryError("not this thread's to report (test)"));
+
+        assertEquals(State.PENDING, task.state());
+        release.countDown();
+        runner.join(JOIN.toMillis());
+        assertEquals("value", task.resultNow());
+    }
+
     // ---------------------------------------------------------------- cancel outcomes
 
     @Test

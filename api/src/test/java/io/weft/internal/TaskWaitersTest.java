@@ -54,6 +54,46 @@ class TaskWaitersTest {
         assertEquals(0, task.waiterCount());
     }
 
+    /**
+     * A waiter's action that throws goes to the completing thread's uncaught-exception handler and
+     * the other waiters still run. That handler may throw as well (a handler that prints, when the
+     * heap is full, throws OutOfMemoryError): that used to leave every waiter after the failing one
+     * asleep for good, and end the completing thread (a worker of a FiberIo) with it.
+     */
+    @Test
+    void aThrowingActionWhoseReportThrowsTooLeavesNoOtherWaiterAsleep() {
+        CompletableFuture<String> stage = new CompletableFuture<>();
+        Task<String> task = pending(stage);
+        AtomicIntegerArray runs = new AtomicIntegerArray(STACK);
+        for (int i = 0; i < STACK; i++) {
+            int k = i;
+            assertNotNull(task.addWaiter(() -> {
+                runs.incrementAndGet(k);
+                if (k % 2 == 0) {
+                    throw new IllegalStateException("action " + k + " fails (test)");
+                }
+            }));
+        }
+        AtomicInteger reports = new AtomicInteger();
+        Thread self = Thread.currentThread();
+        Thread.UncaughtExceptionHandler own = self.getUncaughtExceptionHandler();
+        self.setUncaughtExceptionHandler((thread, e) -> {
+            reports.incrementAndGet();
+            throw new OutOfMemoryError("no memory to print the report (test)");
+        });
+        try {
+            stage.complete("done"); // the waiters run here, on this thread
+        } finally {
+            self.setUncaughtExceptionHandler(own);
+        }
+
+        for (int i = 0; i < STACK; i++) {
+            assertEquals(1, runs.get(i), "waiter " + i);
+        }
+        assertEquals(STACK / 2, reports.get(), "each failing action reported once");
+        assertEquals(0, task.waiterCount());
+    }
+
     @Test
     void removingTheHeadWaiterLeavesExactlyTheOthers() {
         assertRemovalLeavesExactlyTheLiveWaiters(List.of(STACK - 1)); // the newest is the head

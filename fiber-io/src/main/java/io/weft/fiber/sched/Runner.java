@@ -57,6 +57,13 @@ final class Runner implements Runnable {
      * cancelled on the next look (and a job taken after the close began is cancelled before it
      * starts: `cancelOnStart`).
      *
+     * A job whose run throws: a task's run never throws its body's exception (it becomes the
+     * future's failure), so what escapes is an error the JVM threw while the task completed. Seen
+     * with the heap full: an OutOfMemoryError from the catch block that completes a failed task
+     * (a deoptimization that needed memory), which left the task running for good and its awaiter
+     * (a call from main) asleep. The runner settles such a job (settle: a task fails with what
+     * escaped, another RawTask is cancelled), then reports it, and goes on.
+     *
      * Retirement, and the JIT: a runner runs at most JOBS_PER_RUNNER jobs, then ends (its worker's
      * loop starts a new runner for what comes next). Without an end, run()'s frame would outlive
      * the compiled code it runs in. When an uncommon trap elsewhere makes that code not entrant
@@ -138,6 +145,9 @@ final class Runner implements Runnable {
     private ClassLoader loader;
     private Thread.UncaughtExceptionHandler handler;
 
+    /** How many times {@link #settle} tries to end a job whose run threw. */
+    private static final int SETTLE_ATTEMPTS = 3;
+
     Runner(Scheduler scheduler, RawTask first) {
         this.scheduler = scheduler;
         this.assigned = first;
@@ -186,12 +196,36 @@ final class Runner implements Runnable {
                     job.run();
                 }
             } catch (Throwable t) { // a RawTask does not throw; if one does, it must not end the runner silently
+                settle(job, t);
                 Scheduler.reportUncaught(t);
             }
             CURRENT.setRelease(this, (RawTask) null);
             reset(self);
             RawTask next = scheduler.nextForRunner(this, job, left == 0);
             job = next == null ? awaitAssignment() : next == STOP ? null : next;
+        }
+    }
+
+    /**
+     * Makes {@code job}, whose run threw {@code escaped} instead of returning, done: a task fails
+     * with it ({@link Task#failAfterEscape}), another RawTask is cancelled. Left running, the job's
+     * awaiters would sleep for good. What escapes a task's run is an error the JVM threw while the
+     * task completed (an OutOfMemoryError when the heap is full: even a catch block may need memory
+     * there), so a settle that meets another one tries again, a few times.
+     */
+    static void settle(RawTask job, Throwable escaped) {
+        for (int attempt = 0; attempt < SETTLE_ATTEMPTS && !job.isDone(); attempt++) {
+            try {
+                if (job instanceof Task<?> task) {
+                    task.failAfterEscape(escaped);
+                } else {
+                    job.cancel();
+                }
+            } catch (OutOfMemoryError again) {
+                // try again: the memory a deoptimized catch block needed may be there now
+            } catch (Throwable broken) {
+                return; // a RawTask whose cancel throws: nothing more to do (the caller reports the first)
+            }
         }
     }
 

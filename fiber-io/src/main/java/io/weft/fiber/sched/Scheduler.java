@@ -152,6 +152,13 @@ public final class Scheduler implements Executor {
     private volatile boolean pollersEvicted;
     /** The JDK's sub-poller threads started from this scheduler's fibers, or adopted (host). */
     private final List<HostedPoller> hostedPollers = new CopyOnWriteArrayList<>();
+    /**
+     * hostedPollers as an array, replaced on every change, for the stall watch's looks: iterating
+     * the list allocates, and a watch that needs memory to look can do nothing when the heap is full.
+     */
+    private volatile HostedPoller[] pollersToWatch = NO_POLLERS;
+
+    private static final HostedPoller[] NO_POLLERS = new HostedPoller[0];
     /** Sub-poller threads hosted since the scheduler was built (for tests). */
     private final AtomicLong pollersHosted = new AtomicLong();
     /** Runs of hosted sub-pollers the stall watch handed to the default scheduler. */
@@ -417,6 +424,7 @@ public final class Scheduler implements Executor {
         }
         HostedPoller poller = new HostedPoller(this, thread, continuation);
         hostedPollers.add(poller);
+        pollersToWatch = hostedPollers.toArray(NO_POLLERS);
         pollersHosted.incrementAndGet();
         Carriers.setScheduler(thread, poller);
         return poller;
@@ -574,11 +582,18 @@ public final class Scheduler implements Executor {
 
     /**
      * Hands {@code failure} to the current thread's uncaught-exception handler: what a worker does
-     * with a failure that must not end it (a task's, a timer delivery's, an abandoned job's).
+     * with a failure that must not end it (a task's, a timer delivery's, an abandoned job's). Never
+     * throws: a handler that throws is ignored, as the JVM ignores one of a dying thread.
      */
     static void reportUncaught(Throwable failure) {
         Thread current = Thread.currentThread();
-        current.getUncaughtExceptionHandler().uncaughtException(current, failure);
+        try {
+            current.getUncaughtExceptionHandler().uncaughtException(current, failure);
+        } catch (Throwable ignored) {
+            // as the JVM does for a thread's handler; above all an OutOfMemoryError (a handler that
+            // prints allocates): thrown from here it would end the worker, runner or watch that
+            // caught the failure, and strand what that thread holds
+        }
     }
 
     /**
@@ -888,7 +903,7 @@ public final class Scheduler implements Executor {
         if (anyParked) {
             pollersEvicted = false;
         }
-        for (HostedPoller poller : hostedPollers) {
+        for (HostedPoller poller : pollersToWatch) {
             boolean queued = poller.onHost && Carriers.wayBack(poller.thread) == Carriers.ON_ITS_WAY_BACK;
             long sent = poller.sent();
             if (!queued) {
@@ -1067,6 +1082,7 @@ public final class Scheduler implements Executor {
             Carriers.setScheduler(poller.thread, Carriers.defaultScheduler());
         }
         hostedPollers.clear();
+        pollersToWatch = NO_POLLERS;
         container.shutdown(); // no new runner fibers; the container ends with the last one
         for (int i = 0, n = extent; i < n; i++) {
             workers[i].parker.unpark();

@@ -65,6 +65,9 @@ final class StallWatch implements Runnable {
      * before its first look and releases when it ends, whatever ends it.
      */
 
+    /** How long the watch pauses after a look failed for want of memory. */
+    private static final long OUT_OF_MEMORY_PAUSE_NANOS = 100_000_000L;
+
     private final Scheduler scheduler;
     private final long thresholdNanos;
     private final long[] lastPolls = new long[64];
@@ -117,10 +120,10 @@ final class StallWatch implements Runnable {
         while (!scheduler.isStopped()) {
             LockSupport.parkNanos(this, period);
             long now = System.nanoTime();
-            if (keeper) {
-                ParkClock.tick(now);
-            }
             try {
+                if (keeper) {
+                    ParkClock.tick(now);
+                }
                 if (now - lastLook > 2 * period) {
                     // The watch itself was held up (a GC pause, an oversubscribed machine): the
                     // workers were too, so unmoved counts say nothing. Time everyone from now.
@@ -130,8 +133,15 @@ final class StallWatch implements Runnable {
                 } else {
                     look(now);
                 }
-            } catch (RuntimeException | Error e) {
-                Scheduler.reportUncaught(e); // the watch must not end silently
+            } catch (Throwable t) {
+                Scheduler.reportUncaught(t); // the watch must not end (an OutOfMemoryError included)
+                if (t instanceof OutOfMemoryError) {
+                    // Give the heap a rest: every look would fail again and force another collection.
+                    // Then time the next look from here, so that it is not taken for a held-up watch.
+                    LockSupport.parkNanos(this, OUT_OF_MEMORY_PAUSE_NANOS);
+                    lastLook = System.nanoTime();
+                    continue;
+                }
             }
             lastLook = now;
         }

@@ -10,6 +10,7 @@ import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
@@ -161,6 +162,20 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      * without moving a target across its line (4 us: race 70 -> 74, spawnManyLocal 290 -> 277;
      * 25 us: race 71 -> 67, awaitChain 13.4 -> 12.2, fanOutFanIn 44 -> 47), and so did a flag that
      * calls the spinner at once to a long burst (BENCHMARKS.md, "2026-11-28, eleventh session").
+     *
+     * Failures: nothing ends the loop but a stop or a spare's retirement. A task's failure is its
+     * future's; a failure the worker meets itself (a timer delivery, a runner it cannot start, a
+     * RawTask that throws) goes to the uncaught-exception handler, and Scheduler.reportUncaught
+     * ignores a handler that throws; whatever still escapes a turn is reported the same way and
+     * the loop goes on. A dead worker strands its queue, its LIFO slot and the fibers it alone
+     * would resume, and nothing tells anyone. What escaped before (a FiberIo filling a 64 MB heap
+     * with reachable objects, in a probe): the report of an OutOfMemoryError, itself an
+     * OutOfMemoryError (a handler that prints allocates), which ended both workers, and the
+     * handle's call of turn(), whose first customization after 127 calls needs memory. After an
+     * OutOfMemoryError the loop pauses OUT_OF_MEMORY_PAUSE_NANOS (1 ms: the next turn would most
+     * likely fail at once, and every failed allocation forces a collection) and calls its next
+     * turn directly, not through the handle. What is left when the heap stays full is in
+     * ARCHITECTURE.md ("Out of memory").
      */
 
     private static final VarHandle LIFO;
@@ -204,6 +219,8 @@ final class Worker implements Runnable, RunQueue.Sweeper {
 
     /** At most this many tasks run in one call of turn (see the notes). */
     static final int TASKS_PER_TURN = 64;
+    /** How long the loop pauses after a turn failed for want of memory (see the notes, "Failures"). */
+    private static final long OUT_OF_MEMORY_PAUSE_NANOS = 1_000_000L;
     /** The local queue's first length; it doubles when full, up to the configured capacity. */
     static final int INITIAL_QUEUE_CAPACITY = 256;
     /** How many idle runner fibers a worker keeps for its next jobs; more end. */
@@ -430,13 +447,21 @@ final class Worker implements Runnable, RunQueue.Sweeper {
         }
         batchStartNanos = System.nanoTime();
         awakeSinceNanos = batchStartNanos;
+        boolean direct = false;
         while (!scheduler.isStopped() && !retired) {
             try {
-                turn.invokeExact(this);
-            } catch (RuntimeException | Error e) {
-                throw e;
-            } catch (Throwable t) {
-                throw new IllegalStateException(t); // turn() declares no checked exception
+                if (direct) { // after an OutOfMemoryError: the handle's call may itself need memory
+                    direct = false;
+                    turn();
+                } else {
+                    turn.invokeExact(this);
+                }
+            } catch (Throwable t) { // see the notes, "Failures": reported, and the loop goes on
+                Scheduler.reportUncaught(t);
+                if (t instanceof OutOfMemoryError) {
+                    direct = true;
+                    LockSupport.parkNanos(OUT_OF_MEMORY_PAUSE_NANOS); // the next turn would likely fail again at once
+                }
             }
         }
         if (retired) {
@@ -450,7 +475,6 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      * One turn of the loop: runs the next tasks, at most TASKS_PER_TURN, while there are any and
      * the worker goes on; spins or parks (and returns) when there is none.
      */
-    @SuppressWarnings("unused") // called through `turn`
     private void turn() {
         for (int ran = 0; ran < TASKS_PER_TURN; ran++) {
             Runnable task = handOff;

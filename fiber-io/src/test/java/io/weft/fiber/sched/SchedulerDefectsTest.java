@@ -9,6 +9,8 @@ import io.weft.ParkToken;
 import io.weft.RawTask;
 import io.weft.fiber.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -551,6 +553,108 @@ class SchedulerDefectsTest {
         } finally {
             scheduler.beforeRunnerStart = null;
             scheduler.stop(WAIT);
+        }
+    }
+
+    /**
+     * As above, with the report failing too: an uncaught-exception handler that prints throws
+     * OutOfMemoryError when the heap is full. The report's failure used to end the worker thread
+     * (and a runner's, and the stall watch's) just as the first failure did.
+     */
+    @Test
+    void aRunnerThatCannotStartLeavesTheWorkerGoingEvenWhenItsReportFails() {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "report-fails", ONE_HOUR_NANOS);
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        AtomicInteger reports = new AtomicInteger();
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
+            reports.incrementAndGet();
+            throw new OutOfMemoryError("no memory to print the report (test)");
+        });
+        try {
+            AtomicBoolean failed = new AtomicBoolean();
+            scheduler.beforeRunnerStart = () -> {
+                if (failed.compareAndSet(false, true)) {
+                    throw new OutOfMemoryError("no thread for you (test)");
+                }
+            };
+            Probe refused = new Probe(() -> {});
+            scheduler.submit(refused);
+            Awaitility.await().dontCatchUncaughtExceptions().atMost(WAIT).untilTrue(refused.abandoned);
+            Probe later = new Probe(() -> {});
+            scheduler.submit(later);
+            Awaitility.await()
+                    .dontCatchUncaughtExceptions()
+                    .atMost(WAIT)
+                    .alias("the worker is still there to run a later job")
+                    .untilTrue(later.ran);
+            assertTrue(reports.get() >= 1, "the failure was offered to the handler");
+        } finally {
+            scheduler.beforeRunnerStart = null;
+            Thread.setDefaultUncaughtExceptionHandler(before);
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /**
+     * A job whose run() throws instead of completing (a RawTask never does; a Task's run can, with
+     * an OutOfMemoryError thrown while it completes) is settled by its runner, so its awaiters do not
+     * wait for good, and the runner goes on with the next job.
+     */
+    @Test
+    void aJobWhoseRunThrowsIsSettledAndTheRunnerGoesOn() {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "run-throws", ONE_HOUR_NANOS);
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        List<Throwable> reported = new CopyOnWriteArrayList<>();
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> reported.add(e));
+        try {
+            OutOfMemoryError escaped = new OutOfMemoryError("escaped from run (test)");
+            ThrowingJob job = new ThrowingJob(escaped);
+            scheduler.submit(job);
+            Awaitility.await()
+                    .dontCatchUncaughtExceptions()
+                    .atMost(WAIT)
+                    .alias("the job whose run threw is done")
+                    .untilTrue(job.cancelledAfterRun);
+            Probe later = new Probe(() -> {});
+            scheduler.submit(later);
+            Awaitility.await().dontCatchUncaughtExceptions().atMost(WAIT).untilTrue(later.ran);
+            assertEquals(List.of(escaped), reported, "what escaped is reported, once");
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(before);
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /** A RawTask that breaks the contract: its run() throws and leaves it not done. */
+    private static final class ThrowingJob implements RawTask {
+        private final Error failure;
+        private final AtomicBoolean ran = new AtomicBoolean();
+        final AtomicBoolean cancelledAfterRun = new AtomicBoolean();
+        private volatile boolean done;
+
+        ThrowingJob(Error failure) {
+            this.failure = failure;
+        }
+
+        @Override
+        public void run() {
+            ran.set(true);
+            throw failure;
+        }
+
+        @Override
+        public boolean cancel() {
+            if (done) {
+                return false;
+            }
+            done = true;
+            cancelledAfterRun.set(ran.get());
+            return true;
+        }
+
+        @Override
+        public boolean isDone() {
+            return done;
         }
     }
 

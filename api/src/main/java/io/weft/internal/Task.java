@@ -314,19 +314,33 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     }
 
     /**
-     * Makes this task done as failed with {@code escaped}, unless it is done already: for the thread
-     * whose {@link #run()}, {@link #runIn} or {@link #runHelped} of it threw instead of returning.
-     * The body's exception never escapes those; what can is an error the JVM throws while the task
-     * completes (an OutOfMemoryError when the heap is full, where even entering a catch block may
-     * need memory), and a task left running would keep its awaiters asleep for good. A task
-     * running on another thread is left alone (what threw was then an Io running it twice).
+     * For the thread whose {@link #run()}, {@link #runIn} or help of this task threw instead of
+     * returning: fails the task with {@code escaped} if it has not started (what threw came before
+     * the start: the task never will, here) or if it runs on the calling thread (what threw came
+     * while it completed), and returns true; returns false, changing nothing, if it is done, or runs
+     * on another thread (what threw was then an Io running it twice, or the task was claimed by a
+     * helper meanwhile). The body's exception never escapes a run; what can is an error the JVM
+     * throws (an OutOfMemoryError when the heap is full, where even entering a catch block may need
+     * memory), and a task left running would keep its awaiters asleep for good.
      */
-    public void failAfterEscape(Throwable escaped) {
-        Thread runner = thread;
-        if ((state & LIFECYCLE) == RUNNING && runner != null && runner != Thread.currentThread()) {
-            return;
+    public boolean tryFailAfterEscape(Throwable escaped) {
+        while (true) {
+            long s = state;
+            long life = s & LIFECYCLE;
+            if (life == NEW) {
+                // Not complete(): between its read and its CAS a helper may claim the task, and
+                // complete() takes a running task for the calling thread's own
+                if (STATE.compareAndSet(this, s, (s & (CANCEL_REQUESTED | STARTED | HELPED)) | COMPLETING)) {
+                    finish(s & (CANCEL_REQUESTED | STARTED | HELPED), FAILED, escaped);
+                    return true;
+                }
+                continue;
+            }
+            if (life != RUNNING || thread != Thread.currentThread()) {
+                return false; // done or being completed, or running elsewhere (or claimed, not yet published)
+            }
+            return complete(FAILED, escaped); // only this thread completes a task it runs
         }
-        complete(FAILED, escaped);
     }
 
     /**

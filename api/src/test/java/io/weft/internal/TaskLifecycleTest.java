@@ -187,7 +187,7 @@ class TaskLifecycleTest {
 
     /**
      * What an Io does when its run of a task threw instead of returning (an OutOfMemoryError while
-     * the task completed): Task.failAfterEscape fails the task with what escaped and wakes its
+     * the task completed): Task.tryFailAfterEscape fails the task with what escaped and wakes its
      * awaiters; the body's value that comes later, a second call, and a call on a task already done
      * change nothing.
      */
@@ -196,8 +196,9 @@ class TaskLifecycleTest {
         DeferredIo io = new DeferredIo();
         OutOfMemoryError escaped = new OutOfMemoryError("escaped from run (test)");
         AtomicReference<Task<String>> self = new AtomicReference<>();
+        AtomicReference<Boolean> failedIt = new AtomicReference<>();
         Task<String> task = io.async(() -> {
-            self.get().failAfterEscape(escaped); // as the running thread would after run() threw
+            failedIt.set(self.get().tryFailAfterEscape(escaped)); // as the running thread would after run() threw
             return "the body's value, too late";
         });
         self.set(task);
@@ -206,19 +207,46 @@ class TaskLifecycleTest {
 
         assertEquals(1, io.runAll());
 
+        assertEquals(Boolean.TRUE, failedIt.get());
         assertEquals(State.FAILED, task.state());
         assertSame(escaped, task.exceptionNow());
         assertEquals(1, woken.get());
-        task.failAfterEscape(new OutOfMemoryError("a second one (test)"));
+        assertFalse(task.tryFailAfterEscape(new OutOfMemoryError("a second one (test)")));
         assertSame(escaped, task.exceptionNow());
         Task<String> succeeded = Task.succeeded("v");
-        succeeded.failAfterEscape(escaped);
+        assertFalse(succeeded.tryFailAfterEscape(escaped));
         assertEquals(State.SUCCESS, succeeded.state());
     }
 
-    /** failAfterEscape from a thread that is not the one running the task changes nothing. */
+    /**
+     * What threw came before the task started (a runner out of memory naming its thread): the task
+     * fails without running, its waiters wake, and a later run of it runs nothing.
+     */
     @Test
-    void failAfterEscapeLeavesATaskRunningOnAnotherThreadAlone() throws InterruptedException {
+    void aTaskNotStartedWhenItsRunThrewFailsWithoutRunningItsBody() {
+        DeferredIo io = new DeferredIo();
+        AtomicInteger bodyRuns = new AtomicInteger();
+        Task<String> task = io.async(() -> {
+            bodyRuns.incrementAndGet();
+            return "ran";
+        });
+        AtomicInteger woken = new AtomicInteger();
+        assertNotNull(task.addWaiter(woken::incrementAndGet));
+        OutOfMemoryError escaped = new OutOfMemoryError("before the start (test)");
+
+        assertTrue(task.tryFailAfterEscape(escaped));
+
+        assertEquals(State.FAILED, task.state());
+        assertSame(escaped, task.exceptionNow());
+        assertEquals(1, woken.get());
+        assertEquals(1, io.runAll(), "the Io still runs it once");
+        assertEquals(0, bodyRuns.get());
+        assertSame(escaped, task.exceptionNow());
+    }
+
+    /** tryFailAfterEscape from a thread that is not the one running the task changes nothing. */
+    @Test
+    void tryFailAfterEscapeLeavesATaskRunningOnAnotherThreadAlone() throws InterruptedException {
         DeferredIo io = new DeferredIo();
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
@@ -230,7 +258,7 @@ class TaskLifecycleTest {
         Thread runner = io.runNextOnNewThread("runs-the-task");
         assertTrue(started.await(JOIN.toMillis(), TimeUnit.MILLISECONDS));
 
-        task.failAfterEscape(new OutOfMemoryError("not this thread's to report (test)"));
+        assertFalse(task.tryFailAfterEscape(new OutOfMemoryError("not this thread's to report (test)")));
 
         assertEquals(State.PENDING, task.state());
         release.countDown();

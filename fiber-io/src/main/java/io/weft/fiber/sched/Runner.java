@@ -58,11 +58,12 @@ final class Runner implements Runnable {
      * starts: `cancelOnStart`).
      *
      * A job whose run throws: a task's run never throws its body's exception (it becomes the
-     * future's failure), so what escapes is an error the JVM threw while the task completed. Seen
-     * with the heap full: an OutOfMemoryError from the catch block that completes a failed task
-     * (a deoptimization that needed memory), which left the task running for good and its awaiter
-     * (a call from main) asleep. The runner settles such a job (settle: a task fails with what
-     * escaped, another RawTask is cancelled), then reports it, and goes on.
+     * future's failure), so what escapes is an error the JVM threw, before the task started (the
+     * thread's name for a named task) or while it completed. Seen with the heap full: an
+     * OutOfMemoryError from the catch block that completes a failed task (a deoptimization that
+     * needed memory), which left the task running for good and its awaiter (a call from main)
+     * asleep. The runner settles such a job (settle: a task not started or running here fails with
+     * what escaped, another RawTask is cancelled), then reports it, and goes on.
      *
      * Retirement, and the JIT: a runner runs at most JOBS_PER_RUNNER jobs, then ends (its worker's
      * loop starts a new runner for what comes next). Without an end, run()'s frame would outlive
@@ -128,6 +129,9 @@ final class Runner implements Runnable {
         }
     };
 
+    /** How many times {@link #settle} tries to end a job whose run threw. */
+    private static final int SETTLE_ATTEMPTS = 3;
+
     private final Scheduler scheduler;
     private volatile RawTask assigned;
     /** The job running now, or null; see the notes. */
@@ -144,9 +148,6 @@ final class Runner implements Runnable {
     private String name;
     private ClassLoader loader;
     private Thread.UncaughtExceptionHandler handler;
-
-    /** How many times {@link #settle} tries to end a job whose run threw. */
-    private static final int SETTLE_ATTEMPTS = 3;
 
     Runner(Scheduler scheduler, RawTask first) {
         this.scheduler = scheduler;
@@ -207,17 +208,18 @@ final class Runner implements Runnable {
     }
 
     /**
-     * Makes {@code job}, whose run threw {@code escaped} instead of returning, done: a task fails
-     * with it ({@link Task#failAfterEscape}), another RawTask is cancelled. Left running, the job's
-     * awaiters would sleep for good. What escapes a task's run is an error the JVM threw while the
-     * task completed (an OutOfMemoryError when the heap is full: even a catch block may need memory
-     * there), so a settle that meets another one tries again, a few times.
+     * Makes {@code job}, whose run threw {@code escaped} instead of returning, done if it can: a
+     * task fails with it ({@link Task#tryFailAfterEscape}: unless a helper runs it), another RawTask
+     * is cancelled. Left running, the job's awaiters would sleep for good. What escapes a task's run
+     * is an error the JVM threw (an OutOfMemoryError when the heap is full: even a catch block may
+     * need memory there), so a settle that meets another one tries again, a few times.
      */
     static void settle(RawTask job, Throwable escaped) {
         for (int attempt = 0; attempt < SETTLE_ATTEMPTS && !job.isDone(); attempt++) {
             try {
                 if (job instanceof Task<?> task) {
-                    task.failAfterEscape(escaped);
+                    task.tryFailAfterEscape(escaped);
+                    return; // done, or not this runner's to end
                 } else {
                     job.cancel();
                 }

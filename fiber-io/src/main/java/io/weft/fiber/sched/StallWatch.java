@@ -137,9 +137,11 @@ final class StallWatch implements Runnable {
                 Scheduler.reportUncaught(t); // the watch must not end (an OutOfMemoryError included)
                 if (t instanceof OutOfMemoryError) {
                     // Give the heap a rest: every look would fail again and force another collection.
-                    // Then time the next look from here, so that it is not taken for a held-up watch.
+                    // Then time everyone from here (a worker whose turns fail pauses too, and must
+                    // not be taken for a stalled one), ParkClock's tick included (stale meanwhile).
                     LockSupport.parkNanos(this, OUT_OF_MEMORY_PAUSE_NANOS);
                     lastLook = System.nanoTime();
+                    forgetTimings(lastLook);
                     continue;
                 }
             }

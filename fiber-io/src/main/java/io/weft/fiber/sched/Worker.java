@@ -171,10 +171,12 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      * would resume, and nothing tells anyone. What escaped before (a FiberIo filling a 64 MB heap
      * with reachable objects, in a probe): the report of an OutOfMemoryError, itself an
      * OutOfMemoryError (a handler that prints allocates), which ended both workers, and the
-     * handle's call of turn(), whose first customization after 127 calls needs memory. After an
-     * OutOfMemoryError the loop pauses OUT_OF_MEMORY_PAUSE_NANOS (1 ms: the next turn would most
-     * likely fail at once, and every failed allocation forces a collection) and calls its next
-     * turn directly, not through the handle. What is left when the heap stays full is in
+     * handle's call of turn(), whose first customization after 127 calls needs memory. After a
+     * failed turn the loop pauses FAILED_TURN_PAUSE_NANOS (1 ms: the next turn would most likely
+     * fail at once, and for want of memory every failed allocation forces a collection) and calls
+     * its next turn directly, not through the handle. A turn that failed between the park
+     * protocol's steps (IdleWorkers) may leave the idle counts off by one until the next park: a
+     * cost accepted against a dead worker. What is left when the heap stays full is in
      * ARCHITECTURE.md ("Out of memory").
      */
 
@@ -219,8 +221,8 @@ final class Worker implements Runnable, RunQueue.Sweeper {
 
     /** At most this many tasks run in one call of turn (see the notes). */
     static final int TASKS_PER_TURN = 64;
-    /** How long the loop pauses after a turn failed for want of memory (see the notes, "Failures"). */
-    private static final long OUT_OF_MEMORY_PAUSE_NANOS = 1_000_000L;
+    /** How long the loop pauses after a turn failed (see the notes, "Failures"). */
+    private static final long FAILED_TURN_PAUSE_NANOS = 1_000_000L;
     /** The local queue's first length; it doubles when full, up to the configured capacity. */
     static final int INITIAL_QUEUE_CAPACITY = 256;
     /** How many idle runner fibers a worker keeps for its next jobs; more end. */
@@ -450,7 +452,7 @@ final class Worker implements Runnable, RunQueue.Sweeper {
         boolean direct = false;
         while (!scheduler.isStopped() && !retired) {
             try {
-                if (direct) { // after an OutOfMemoryError: the handle's call may itself need memory
+                if (direct) { // after a failure: the handle's call may itself need memory
                     direct = false;
                     turn();
                 } else {
@@ -458,10 +460,8 @@ final class Worker implements Runnable, RunQueue.Sweeper {
                 }
             } catch (Throwable t) { // see the notes, "Failures": reported, and the loop goes on
                 Scheduler.reportUncaught(t);
-                if (t instanceof OutOfMemoryError) {
-                    direct = true;
-                    LockSupport.parkNanos(OUT_OF_MEMORY_PAUSE_NANOS); // the next turn would likely fail again at once
-                }
+                direct = true;
+                LockSupport.parkNanos(this, FAILED_TURN_PAUSE_NANOS); // the next turn would likely fail again at once
             }
         }
         if (retired) {
@@ -575,12 +575,14 @@ final class Worker implements Runnable, RunQueue.Sweeper {
                 idleRunners[idleCount] = null;
                 runner.assign(job);
             } else {
-                runner = new Runner(scheduler, job);
-                scheduler.runnerStarted(runner);
                 try {
+                    runner = new Runner(scheduler, job); // in the try: out of memory here, the job is settled too
+                    scheduler.runnerStarted(runner);
                     scheduler.startRunner(this, runner);
                 } catch (RuntimeException | Error e) {
-                    scheduler.runnerEnded(runner);
+                    if (runner != null) {
+                        scheduler.runnerEnded(runner);
+                    }
                     scheduler.discard(job); // never runs: cancelled and counted, not dropped
                     if (!(e instanceof RejectedExecutionException && scheduler.isStopped())) {
                         Scheduler.reportUncaught(e); // the JDK could not start a thread (out of memory...)

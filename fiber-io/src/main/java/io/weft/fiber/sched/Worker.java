@@ -174,9 +174,10 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      * handle's call of turn(), whose first customization after 127 calls needs memory. After a
      * failed turn the loop pauses FAILED_TURN_PAUSE_NANOS (1 ms: the next turn would most likely
      * fail at once, and for want of memory every failed allocation forces a collection) and calls
-     * its next turn directly, not through the handle. A turn that failed between the park
-     * protocol's steps (IdleWorkers) may leave the idle counts off by one until the next park: a
-     * cost accepted against a dead worker. What is left when the heap stays full is in
+     * its next turn directly, not through the handle. A turn that failed between two steps of
+     * the park protocol (IdleWorkers) may leave its counts off by one (a reviewer's reading: the
+     * next park counts the worker parked a second time; not looked into further): accepted against
+     * a dead worker. What is left when the heap stays full is in
      * ARCHITECTURE.md ("Out of memory").
      */
 

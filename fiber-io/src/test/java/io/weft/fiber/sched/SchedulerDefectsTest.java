@@ -531,12 +531,45 @@ class SchedulerDefectsTest {
      */
     @Test
     void aRunnerThatCannotStartSettlesItsJobAndTheWorkerGoesOn() {
-        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "runner-start-fails", ONE_HOUR_NANOS);
+        assertAWorkerGoesOnAfterARunnerStartFails("runner-start-fails", () -> {
+            throw new IllegalStateException("no thread for you (test)");
+        });
+    }
+
+    /**
+     * As above, with the report failing too: an uncaught-exception handler that prints throws
+     * OutOfMemoryError when the heap is full. The report's failure used to end the worker thread
+     * (and a runner's, and the stall watch's) just as the first failure did.
+     */
+    @Test
+    void aRunnerThatCannotStartLeavesTheWorkerGoingEvenWhenItsReportFails() {
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        AtomicInteger reports = new AtomicInteger();
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
+            reports.incrementAndGet();
+            throw new OutOfMemoryError("no memory to print the report (test)");
+        });
+        try {
+            assertAWorkerGoesOnAfterARunnerStartFails("report-fails", () -> {
+                throw new OutOfMemoryError("no thread for you (test)");
+            });
+            assertTrue(reports.get() >= 1, "the failure was offered to the handler");
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(before);
+        }
+    }
+
+    /**
+     * Starts a one-worker scheduler whose first runner start runs {@code failStart} (which throws),
+     * and checks that the job is settled and that the worker runs a later job.
+     */
+    private static void assertAWorkerGoesOnAfterARunnerStartFails(String name, Runnable failStart) {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, name, ONE_HOUR_NANOS);
         try {
             AtomicBoolean failed = new AtomicBoolean();
             scheduler.beforeRunnerStart = () -> {
                 if (failed.compareAndSet(false, true)) {
-                    throw new IllegalStateException("no thread for you (test)");
+                    failStart.run();
                 }
             };
             Probe refused = new Probe(() -> {});
@@ -552,45 +585,6 @@ class SchedulerDefectsTest {
                     .untilTrue(later.ran);
         } finally {
             scheduler.beforeRunnerStart = null;
-            scheduler.stop(WAIT);
-        }
-    }
-
-    /**
-     * As above, with the report failing too: an uncaught-exception handler that prints throws
-     * OutOfMemoryError when the heap is full. The report's failure used to end the worker thread
-     * (and a runner's, and the stall watch's) just as the first failure did.
-     */
-    @Test
-    void aRunnerThatCannotStartLeavesTheWorkerGoingEvenWhenItsReportFails() {
-        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "report-fails", ONE_HOUR_NANOS);
-        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
-        AtomicInteger reports = new AtomicInteger();
-        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
-            reports.incrementAndGet();
-            throw new OutOfMemoryError("no memory to print the report (test)");
-        });
-        try {
-            AtomicBoolean failed = new AtomicBoolean();
-            scheduler.beforeRunnerStart = () -> {
-                if (failed.compareAndSet(false, true)) {
-                    throw new OutOfMemoryError("no thread for you (test)");
-                }
-            };
-            Probe refused = new Probe(() -> {});
-            scheduler.submit(refused);
-            Awaitility.await().dontCatchUncaughtExceptions().atMost(WAIT).untilTrue(refused.abandoned);
-            Probe later = new Probe(() -> {});
-            scheduler.submit(later);
-            Awaitility.await()
-                    .dontCatchUncaughtExceptions()
-                    .atMost(WAIT)
-                    .alias("the worker is still there to run a later job")
-                    .untilTrue(later.ran);
-            assertTrue(reports.get() >= 1, "the failure was offered to the handler");
-        } finally {
-            scheduler.beforeRunnerStart = null;
-            Thread.setDefaultUncaughtExceptionHandler(before);
             scheduler.stop(WAIT);
         }
     }

@@ -181,7 +181,12 @@ final class Awaiting {
         // its body runs, and a cancel of `me` that finds `helping` set wakes the helped task
         // wherever it parks (Task.requestCancel); one that comes before finds the helped task's
         // first suspend point already in effect (startAbove reads it in `me` and marks the task).
-        inPlace.runInPlace(io, awaited, me, slot);
+        try {
+            inPlace.runInPlace(io, awaited, me, slot);
+        } catch (Throwable escaped) { // the body's failure is the task's: this is the JVM's (out of memory)
+            awaited.failClaimedAfterEscape(escaped); // claimed here: no one else would ever end it
+            throw escaped;
+        }
         return true;
     }
 

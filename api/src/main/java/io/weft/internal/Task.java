@@ -103,6 +103,12 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      */
 
     private static final AtomicLong IDS = new AtomicLong();
+    /**
+     * How many times a thread whose run or help of a task threw tries to settle the task, when
+     * settling it meets an OutOfMemoryError of its own (failClaimedAfterEscape; FiberIo's runners).
+     */
+    public static final int ESCAPE_SETTLE_ATTEMPTS = 3;
+
     private static final VarHandle STATE;
     private static final VarHandle ID;
     private static final VarHandle EXTRAS;
@@ -340,6 +346,28 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                 return false; // done or being completed, or running elsewhere (or claimed, not yet published)
             }
             return complete(FAILED, escaped); // only this thread completes a task it runs
+        }
+    }
+
+    /**
+     * For the awaiter that claimed this task to run it in place ({@link #claimForHelper}) and whose
+     * help threw instead of returning: fails the task with {@code escaped} unless it is done, even
+     * if what threw came before the body started (the claim made it RUNNING, with no thread yet),
+     * trying again a few times if failing it meets an OutOfMemoryError of its own. Left claimed,
+     * the task would run nowhere and keep its other awaiters asleep for good. Only the claiming
+     * thread calls it, and only after a help that threw (cold: out of Awaiting's hot path).
+     */
+    void failClaimedAfterEscape(Throwable escaped) {
+        for (int attempt = 0; attempt < ESCAPE_SETTLE_ATTEMPTS && !isDone(); attempt++) {
+            try {
+                Thread runner = thread;
+                if (runner == null || runner == Thread.currentThread()) { // claimed by this thread: its to end
+                    complete(FAILED, escaped);
+                }
+                return;
+            } catch (OutOfMemoryError again) {
+                // try again: the memory completing needed (a deoptimization, a waiter's wake-up) may be there now
+            }
         }
     }
 

@@ -266,6 +266,65 @@ class TaskLifecycleTest {
         assertEquals("value", task.resultNow());
     }
 
+    /**
+     * An awaiter claimed a task to run it in place and its help threw before the body started (an
+     * OutOfMemoryError where the Io sets the thread's state aside): the claimed task fails with what
+     * escaped and its other waiters wake, the awaiter's await throws it, and the task's queued
+     * entry runs nothing later. Left claimed, the task would run nowhere, and its waiters sleep.
+     */
+    @Test
+    void aTaskWhoseHelpThrewBeforeItsBodyFailsWithWhatEscapedAndRunsNowhereElse() {
+        HelpFailsIo io = new HelpFailsIo();
+        OutOfMemoryError escaped = new OutOfMemoryError("escaped from a help (test)");
+        io.escape = escaped;
+        AtomicInteger childRuns = new AtomicInteger();
+        AtomicReference<Task<String>> child = new AtomicReference<>();
+        AtomicInteger woken = new AtomicInteger();
+        Task<String> parent = Task.of(
+                Io.with(io)
+                        .call(() -> Io.async(() -> {
+                            Task<String> c = Task.of(
+                                    Io.async(() -> {
+                                        childRuns.incrementAndGet();
+                                        return "child";
+                                    }),
+                                    "child");
+                            child.set(c);
+                            assertNotNull(c.addWaiter(woken::incrementAndGet));
+                            return c.await(); // not started: this task claims it and helps (the helper throws)
+                        })),
+                "parent");
+
+        assertTrue(io.runNext(), "the parent ran");
+
+        assertEquals(1, io.helps.get(), "the await helped");
+        assertEquals(State.FAILED, child.get().state());
+        assertSame(escaped, child.get().exceptionNow());
+        assertEquals(1, woken.get());
+        assertEquals(State.FAILED, parent.state());
+        assertSame(escaped, parent.exceptionNow(), "the help's escape reached the awaiter's await");
+        assertEquals(1, io.runAll(), "the child's queued entry");
+        assertEquals(0, childRuns.get());
+    }
+
+    /** A DeferredIo whose tasks help their awaiters, with a helper that throws {@code escape} if set. */
+    static final class HelpFailsIo extends DeferredIo {
+        static {
+            HelpsAwaiters.register(HelpFailsIo.class, (io, task, awaiter, slot) -> {
+                HelpFailsIo self = (HelpFailsIo) io;
+                self.helps.incrementAndGet();
+                Error escape = self.escape;
+                if (escape != null) {
+                    throw escape;
+                }
+                task.runHelped(awaiter, slot);
+            });
+        }
+
+        final AtomicInteger helps = new AtomicInteger();
+        volatile Error escape;
+    }
+
     // ---------------------------------------------------------------- cancel outcomes
 
     @Test

@@ -129,9 +129,6 @@ final class Runner implements Runnable {
         }
     };
 
-    /** How many times {@link #settle} tries to end a job whose run threw. */
-    private static final int SETTLE_ATTEMPTS = 3;
-
     private final Scheduler scheduler;
     private volatile RawTask assigned;
     /** The job running now, or null; see the notes. */
@@ -215,7 +212,7 @@ final class Runner implements Runnable {
      * need memory there), so a settle that meets another one tries again, a few times.
      */
     static void settle(RawTask job, Throwable escaped) {
-        for (int attempt = 0; attempt < SETTLE_ATTEMPTS && !job.isDone(); attempt++) {
+        for (int attempt = 0; attempt < Task.ESCAPE_SETTLE_ATTEMPTS && !job.isDone(); attempt++) {
             try {
                 if (job instanceof Task<?> task) {
                     task.tryFailAfterEscape(escaped);

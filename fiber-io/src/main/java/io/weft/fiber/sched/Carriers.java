@@ -120,6 +120,11 @@ public final class Carriers {
 
     private static final int BLOCKED;
     private static final int SUSPENDED;
+    /** VirtualThread's states for a park on the carrier (it could not unmount), and its carrierThread. */
+    private static final int PINNED;
+
+    private static final int TIMED_PINNED;
+    private static final VarHandle CARRIER_THREAD;
     private static final RuntimeException UNAVAILABLE;
 
     static {
@@ -143,6 +148,9 @@ public final class Carriers {
         int[] runnableUnmounted = new int[0];
         int blocked = -1;
         int suspended = 0;
+        int pinned = -1;
+        int timedPinned = -1;
+        VarHandle carrierThread = null;
         RuntimeException problem = null;
         try {
             MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Thread.class, MethodHandles.lookup());
@@ -188,6 +196,11 @@ public final class Carriers {
                     vt.findStaticVarHandle(virtualThread, "BLOCKED", int.class).get();
             suspended = (int) vt.findStaticVarHandle(virtualThread, "SUSPENDED", int.class)
                     .get();
+            pinned = (int)
+                    vt.findStaticVarHandle(virtualThread, "PINNED", int.class).get();
+            timedPinned = (int) vt.findStaticVarHandle(virtualThread, "TIMED_PINNED", int.class)
+                    .get();
+            carrierThread = vt.findVarHandle(virtualThread, "carrierThread", Thread.class);
             // A thread that is never started: to find the shape of its continuation, and to check
             // that its scheduler field can be written (what moveToDefaultScheduler does).
             Thread probe = Thread.ofVirtual().unstarted(() -> {});
@@ -252,6 +265,9 @@ public final class Carriers {
         RUNNABLE_UNMOUNTED = runnableUnmounted;
         BLOCKED = blocked;
         SUSPENDED = suspended;
+        PINNED = pinned;
+        TIMED_PINNED = timedPinned;
+        CARRIER_THREAD = carrierThread;
         UNAVAILABLE = problem;
     }
 
@@ -292,6 +308,29 @@ public final class Carriers {
         }
         boolean releasing = (boolean) ON_WAITING_LIST.getVolatile(fiber) || (boolean) BLOCK_PERMIT.getVolatile(fiber);
         return releasing ? ON_ITS_WAY_BACK : BLOCKED_ON_MONITOR;
+    }
+
+    /**
+     * Whether the virtual thread {@code fiber} is parked on {@code carrier} itself: its park could
+     * not unmount it (it was pinned, or the JDK had no memory for its stack), so the carrier waits
+     * in the kernel until the fiber is unparked. An unpark of such a fiber allocates nothing: the
+     * JDK unparks the carrier.
+     */
+    static boolean parkedOnCarrier(Thread fiber, Thread carrier) {
+        // Both reads always: the first call links both call sites (linkParkedOnCarrier), so no
+        // later call allocates; one made first with the heap full would throw OutOfMemoryError
+        int state = (int) STATE.getVolatile(fiber) & ~SUSPENDED;
+        Thread mountedOn = (Thread) CARRIER_THREAD.getVolatile(fiber);
+        return (state == PINNED || state == TIMED_PINNED) && mountedOn == carrier;
+    }
+
+    /**
+     * Makes {@link #parkedOnCarrier} allocate nothing from now on: its first call links the
+     * VarHandle call sites it reads through, which allocates. The stall watch calls this before
+     * its first look, since it calls parkedOnCarrier when the heap may be full.
+     */
+    static void linkParkedOnCarrier() {
+        parkedOnCarrier(Thread.ofVirtual().unstarted(() -> {}), null);
     }
 
     /** Returns a virtual-thread builder whose threads are scheduled by {@code scheduler}. */

@@ -45,7 +45,21 @@ final class Runner implements Runnable {
      * owner is the thread). A job's park loop re-checks its own token; the idle loop re-checks
      * `assigned`. A stray wake-up of an idle runner resumes it on some worker, where it parks again
      * without re-entering any pool; if its worker assigns it a job meanwhile, it runs that job
-     * where it is (the worker finds no continuation to run and goes on).
+     * where it is (the worker finds no continuation to run and goes on). They are common: a task
+     * that interrupts its own thread leaves a park permit behind (a virtual thread's interrupt
+     * unparks it), which the reset's clearing of the status does not take back.
+     *
+     * Parked on the carrier: an idle runner's park that cannot unmount (the JDK's freeze of its
+     * stack needs memory, and with the heap full VirtualThread.park parks the carrier instead)
+     * holds its worker's carrier, and only that worker would assign it a job: the worker stands
+     * still for good (seen in an out-of-memory probe: both workers so). At each look, the stall
+     * watch unparks such a runner of a worker whose progress has not moved (Worker.wakeRunnerParkedOnCarrier;
+     * an unpark of a thread parked on its carrier allocates nothing), `leave` set first. Woken so
+     * with nothing assigned, on its pool's worker, the runner leaves the pool and ends
+     * (Worker.leaveIdlePool: that worker runs it, so it cannot be taking the runner from its pool
+     * meanwhile), and the worker's loop goes on; on another worker it parks again, as after a
+     * stray wake-up. The watch ends with a stop, so stop() does the same while it waits for the
+     * workers (and a scheduler on a virtual clock has no watch: there only a stop does).
      *
      * `assigned` is volatile: written by the assigning worker (which removed the runner from its
      * pool, so one writer at a time) before unpark, read and cleared by the runner.
@@ -134,6 +148,8 @@ final class Runner implements Runnable {
     /** The job running now, or null; see the notes. */
     @SuppressWarnings("unused") // through CURRENT
     private RawTask current;
+    /** Set before this idle runner is woken from a park on its carrier (wakeToLeave); see the notes. */
+    private volatile boolean leave;
     /** The runner's thread, set once before it starts. */
     Thread thread;
 
@@ -233,15 +249,34 @@ final class Runner implements Runnable {
         return (RawTask) CURRENT.getAcquire(this);
     }
 
-    /** Parks until a worker assigns a job; returns it, or null if told to stop. */
+    /**
+     * Parks until a worker assigns a job; returns it, or null if told to stop, or if woken to
+     * leave on the worker whose pool it is in (it left the pool: see the notes, "Parked on the
+     * carrier").
+     */
     RawTask awaitAssignment() {
         RawTask job;
         while ((job = assigned) == null) {
             LockSupport.park(this);
             Thread.interrupted(); // an idle runner has no task to interrupt; do not spin on the flag
+            if (leave && assigned == null) {
+                leave = false;
+                if (scheduler.leaveIdlePool(this)) {
+                    return null; // it ends, and its worker's loop goes on
+                }
+            }
         }
         assigned = null;
         return job == STOP ? null : job;
+    }
+
+    /**
+     * Wakes this idle runner, parked on its worker's carrier, to leave its pool and end; see the
+     * notes, "Parked on the carrier". For the stall watch and stop(); allocates nothing.
+     */
+    void wakeToLeave() {
+        leave = true;
+        LockSupport.unpark(thread);
     }
 
     private RawTask takeAssigned() {

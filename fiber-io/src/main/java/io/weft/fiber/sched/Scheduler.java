@@ -203,6 +203,8 @@ public final class Scheduler implements Executor {
     private final Object advanceLock = new Object();
     /** How long a virtual clock waits, in real time, before jumping past fibers blocked on monitors. */
     private static final long MONITOR_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /** How often stop() looks for idle runners parked on their carriers while it waits for the workers. */
+    private static final long STOP_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** When the clock first found fibers blocked on monitors and held its jump, or 0. Guarded by advanceLock. */
     private long blockedSinceNanos;
 
@@ -662,6 +664,23 @@ public final class Scheduler implements Executor {
     }
 
     /**
+     * Called by an idle runner woken with no job assigned: if it runs on the worker whose idle pool
+     * it is in, takes it out of that pool and returns true (it ends); else returns false (it parks
+     * again). Pinned meanwhile, as nextForRunner, since it touches the worker's owner-only state.
+     */
+    boolean leaveIdlePool(Runner runner) {
+        Thread self = runner.thread;
+        Carriers.pin(self);
+        try {
+            return Carriers.currentCarrier() instanceof WorkerThread carrier
+                    && carrier.worker.isOf(this)
+                    && carrier.worker.leaveIdlePool(runner);
+        } finally {
+            Carriers.unpin(self);
+        }
+    }
+
+    /**
      * Counts the end of a task that an awaiter ran in place (join helping), on the calling
      * thread's carrier: the task's queued entry, run later, is not counted again.
      */
@@ -1105,8 +1124,11 @@ public final class Scheduler implements Executor {
                 if (left <= 0) {
                     break;
                 }
+                // The watch has ended: an idle runner parked on its worker's carrier (out of
+                // memory) is woken from here, or that worker would never end
+                wakeRunnersParkedOnCarriers();
                 try {
-                    thread.join(Duration.ofNanos(left));
+                    thread.join(Duration.ofNanos(Math.min(left, STOP_LOOK_NANOS)));
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }
@@ -1129,6 +1151,16 @@ public final class Scheduler implements Executor {
             }
         }
         return allEnded;
+    }
+
+    /**
+     * Unparks every idle runner parked on its worker's carrier (Runner's notes, "Parked on the
+     * carrier"), for stop(), once the stall watch that does it otherwise has ended.
+     */
+    private void wakeRunnersParkedOnCarriers() {
+        for (int i = 0, n = extent; i < n; i++) {
+            workers[i].wakeRunnerParkedOnCarrier();
+        }
     }
 
     /** The carrier threads: the configured workers', then the spares' (current or last). */

@@ -8,7 +8,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Finds workers whose carrier stays inside one task (blocking file I/O, a pinned wait, a long
  * computation) while work waits behind it, and starts a spare worker to run that work. One
- * platform thread per scheduler with a real clock; it never touches a worker's owner-only state.
+ * platform thread per scheduler with a real clock; it never writes a worker's owner-only state
+ * (it reads one, the idle runner pool, racily: below).
  */
 final class StallWatch implements Runnable {
     /*
@@ -54,6 +55,14 @@ final class StallWatch implements Runnable {
      * watch wakes every half threshold (1 ms by default) and reads a few fields per worker (and
      * takes IdleWorkers' lock once per worker, to read its parked bit).
      * Virtual clocks get no watch: their runs must not depend on real time.
+     *
+     * A worker whose carrier is held by one of its own idle runners, parked on the carrier
+     * because its park could not unmount (out of memory: Runner's notes, "Parked on the
+     * carrier"), has its runner unparked (wakeRunnersParkedOnCarriers, at the start of every look,
+     * for each worker whose progress has not moved since the last: a read of its 32 pool slots,
+     * and of a pooled runner's state), which leaves the pool and ends, and the worker goes on.
+     * Without it the worker stood still for good, since only it would assign that runner a job.
+     * This part of the look allocates nothing: with the heap full the rest throws (reading /proc).
      *
      * Each look also times the JDK's socket sub-pollers this scheduler hosts, and hands a run of
      * one that sat queued for a threshold to the default scheduler (Scheduler.lookAtPollers,
@@ -102,6 +111,7 @@ final class StallWatch implements Runnable {
     @Override
     public void run() {
         long period = Math.max(100_000L, thresholdNanos / 2);
+        Carriers.linkParkedOnCarrier(); // now, while there is memory (wakeRunnersParkedOnCarriers)
         lastLook = System.nanoTime();
         boolean keeper = period <= ParkClock.KEEPER_PERIOD_NANOS; // see the notes, "Park clock"
         if (keeper) {
@@ -152,6 +162,7 @@ final class StallWatch implements Runnable {
     /** One look at every active worker; starts at most one spare. */
     void look(long now) {
         Worker[] workers = scheduler.workers;
+        wakeRunnersParkedOnCarriers(workers);
         long stuckWithWork = 0; // bit i: worker i is stuck with untouched work behind it
         int active = 0;
         int stuck = 0;
@@ -222,6 +233,22 @@ final class StallWatch implements Runnable {
                 // started one
             }
             forgetTimings(now);
+        }
+    }
+
+    /**
+     * Unparks every idle runner parked on its worker's carrier (Runner's notes, "Parked on the
+     * carrier"), for the workers whose progress has not moved since the last look: woken, it
+     * leaves the pool and ends, and the worker goes on. First, and allocating nothing: this
+     * happens when the heap is full, where the rest of a look (reading the kernel's thread state)
+     * throws OutOfMemoryError.
+     */
+    private void wakeRunnersParkedOnCarriers(Worker[] workers) {
+        for (int i = 0, n = scheduler.extent(); i < n; i++) {
+            Worker worker = workers[i];
+            if (worker.active && seenActive[i] && worker.progress() == lastPolls[i]) {
+                worker.wakeRunnerParkedOnCarrier();
+            }
         }
     }
 

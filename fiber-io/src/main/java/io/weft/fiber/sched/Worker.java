@@ -361,6 +361,8 @@ final class Worker implements Runnable, RunQueue.Sweeper {
     /**
      * Puts a task woken or spawned by a fiber running on this worker into the LIFO slot; returns
      * whether that evicted a task into the local queue (then idle workers may want to steal it).
+     * If the evicted task cannot be queued (a full queue whose overflow finds no memory), it goes
+     * back into the slot and the failure is thrown: {@code task} is not queued, and nothing is lost.
      */
     boolean pushLifo(Runnable task) {
         if (lifo == null) {
@@ -371,9 +373,31 @@ final class Worker implements Runnable, RunQueue.Sweeper {
         }
         Runnable evicted = (Runnable) LIFO.getAndSet(this, task);
         if (evicted != null) {
-            queue.push(evicted, scheduler.injector);
+            try {
+                queue.push(evicted, scheduler.injector);
+            } catch (RuntimeException | Error failure) {
+                if (putBackEvicted(task, evicted)) {
+                    throw failure; // task is not queued, and nothing is lost
+                }
+            }
             return true;
         }
+        return false;
+    }
+
+    /**
+     * After pushLifo's queueing of {@code evicted} threw: puts {@code evicted} back into the slot in
+     * place of {@code task} and returns true, so pushLifo throws and the caller's push fails (the
+     * JDK retries an unpark's submission). Before this, the evicted task was dropped: a fiber that
+     * never resumed. If a stealer took {@code task} from the slot meanwhile, it is queued after
+     * all: {@code evicted} goes into the empty slot (only this worker fills it) and this returns
+     * false, since a retry would queue {@code task} twice.
+     */
+    private boolean putBackEvicted(Runnable task, Runnable evicted) {
+        if (LIFO.compareAndSet(this, task, evicted)) {
+            return true;
+        }
+        LIFO.setRelease(this, evicted);
         return false;
     }
 
@@ -632,6 +656,46 @@ final class Worker implements Runnable, RunQueue.Sweeper {
         }
         idleRunners[idleCount++] = runner;
         return null;
+    }
+
+    /**
+     * Takes {@code runner} out of this worker's idle pool, if it is there, and returns whether it
+     * was. Called on this worker's own thread by the runner itself, pinned (Scheduler.leaveIdlePool):
+     * running it, this worker cannot be taking it from the pool meanwhile.
+     */
+    boolean leaveIdlePool(Runner runner) {
+        for (int i = 0; i < idleCount; i++) {
+            if (idleRunners[i] == runner) {
+                idleRunners[i] = idleRunners[--idleCount];
+                idleRunners[idleCount] = null;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * For the stall watch (about a worker whose progress has not moved) and stop(): unparks a
+     * runner of this worker's idle pool whose park is on this worker's carrier (it could not
+     * unmount), if there is one, to leave the pool and end (Runner.wakeToLeave).
+     * Read from another thread, the pool is racy: the whole array is read, not up to idleCount,
+     * and Carriers.parkedOnCarrier decides (a fiber parked on this carrier is mounted here, so
+     * only the worker's current fiber can pass). A wrong pick (a runner since taken, parked on the
+     * carrier in its job) is a stray wake-up, which a job's park loop takes in its stride. See
+     * Runner's notes, "Parked on the carrier".
+     */
+    void wakeRunnerParkedOnCarrier() {
+        WorkerThread thread = carrier;
+        if (thread == null) {
+            return;
+        }
+        for (Runner runner : idleRunners) {
+            Thread fiber = runner == null ? null : runner.thread;
+            if (fiber != null && Carriers.parkedOnCarrier(fiber, thread)) {
+                runner.wakeToLeave();
+                return; // one fiber at most is mounted on the carrier
+            }
+        }
     }
 
     /**

@@ -311,6 +311,53 @@ class SchedulerDefectsTest {
     }
 
     /**
+     * A fiber readied by a fiber on the same worker goes into the LIFO slot, and the slot's task
+     * into the local queue. With that queue full and its overflow failing (no memory for the
+     * Injector's nodes), the evicted task was dropped: a job that never ran. Now it goes back into
+     * the slot and the unpark's submission fails; the JDK retries it (100 ms later), and every job
+     * runs and the fiber resumes.
+     */
+    @Test
+    void aTaskEvictedFromTheLifoSlotIntoAFullQueueWhoseOverflowFailsIsNotLost() {
+        FailingInjector injector = new FailingInjector(false);
+        Scheduler scheduler = new Scheduler(1, 256, "evicted-overflow", injector);
+        try {
+            AtomicReference<Thread> parked = new AtomicReference<>();
+            AtomicBoolean go = new AtomicBoolean();
+            AtomicBoolean resumed = new AtomicBoolean();
+            scheduler.submit(new Probe(() -> {
+                parked.set(Thread.currentThread());
+                while (!go.get()) {
+                    LockSupport.park();
+                }
+                resumed.set(true);
+            }));
+            Awaitility.await()
+                    .atMost(WAIT)
+                    .until(() -> parked.get() != null && parked.get().getState() == Thread.State.WAITING);
+            AtomicInteger ran = new AtomicInteger();
+            AtomicBoolean unparked = new AtomicBoolean();
+            scheduler.submit(new Probe(() -> {
+                for (int i = 0; i < 257; i++) { // the first into the empty slot, the rest fill the 256-slot queue
+                    scheduler.submit(new Probe(ran::incrementAndGet));
+                }
+                injector.failNextPush = true;
+                go.set(true);
+                LockSupport.unpark(parked.get()); // into the slot; the slot's job to the full queue
+                unparked.set(true);
+            }));
+            Awaitility.await()
+                    .atMost(WAIT)
+                    .alias("all 257 jobs ran and the fiber resumed")
+                    .until(() -> ran.get() == 257 && resumed.get() && unparked.get());
+            assertEquals(1, injector.failed, "the overflow's push failed once");
+            Awaitility.await().atMost(WAIT).until(() -> scheduler.liveTasks() == 0);
+        } finally {
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /**
      * Starts, with {@code start}, a loop that arms {@code injector} and spawns until a spawn throws;
      * checks that {@code queued} spawns returned, that they all run and that nothing stays live.
      * Returns the thread the loop ran on.
@@ -617,6 +664,61 @@ class SchedulerDefectsTest {
             Thread.setDefaultUncaughtExceptionHandler(before);
             scheduler.stop(WAIT);
         }
+    }
+
+    /**
+     * An idle runner whose park could not unmount (the JDK's freeze of its stack ran out of memory;
+     * here, its last job left the thread pinned) held its worker's carrier for good: only that
+     * worker would assign it a job. The stall watch now unparks it; woken with nothing assigned,
+     * it leaves the pool and ends, and the worker runs the next job itself, with no spare.
+     */
+    @Test
+    void anIdleRunnerParkedOnItsCarrierIsWokenAndItsWorkerGoesOn() {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "parked-on-carrier", ONE_HOUR_NANOS);
+        scheduler.watchForStalls(Duration.ofMillis(2));
+        try {
+            AtomicReference<Thread> runner = new AtomicReference<>();
+            scheduler.submit(new Probe(() -> {
+                Thread self = Thread.currentThread();
+                runner.set(self);
+                Carriers.pin(self); // left pinned: the runner's idle park after this job cannot unmount
+            }));
+            Awaitility.await()
+                    .atMost(WAIT)
+                    .alias("the runner parked on its carrier was woken and ended")
+                    .until(() -> runner.get() != null && runner.get().getState() == Thread.State.TERMINATED);
+            Probe later = new Probe(() -> {});
+            scheduler.submit(later);
+            Awaitility.await().atMost(WAIT).untilTrue(later.ran);
+            assertEquals(0, scheduler.sparesStarted(), "the worker itself went on");
+        } finally {
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /**
+     * The same at stop, with no stall watch (it ends with the stop, and a scheduler whose clock is
+     * virtual has none): stop() wakes the runner parked on its carrier itself, and every worker
+     * ends. Before, stop() timed out waiting for that worker.
+     */
+    @Test
+    void aStopEndsAWorkerHeldByAnIdleRunnerParkedOnItsCarrier() {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "stop-parked-on-carrier", ONE_HOUR_NANOS);
+        AtomicReference<Thread> runner = new AtomicReference<>();
+        Probe pins = new Probe(() -> {
+            Thread self = Thread.currentThread();
+            runner.set(self);
+            Carriers.pin(self); // left pinned: the runner's idle park after this job cannot unmount
+        });
+        scheduler.submit(pins);
+        Awaitility.await()
+                .atMost(WAIT)
+                .alias("the runner parked on its carrier")
+                .until(() -> runner.get() != null && runner.get().getState() == Thread.State.WAITING);
+
+        assertTrue(scheduler.stop(WAIT), "every worker ended");
+
+        assertEquals(Thread.State.TERMINATED, runner.get().getState());
     }
 
     /** A RawTask that breaks the contract: its run() throws and leaves it not done. */

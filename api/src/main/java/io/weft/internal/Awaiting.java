@@ -185,6 +185,7 @@ final class Awaiting {
             inPlace.runInPlace(io, awaited, me, slot);
         } catch (Throwable escaped) { // the body's failure is the task's: this is the JVM's (out of memory)
             awaited.failClaimedAfterEscape(escaped); // claimed here: no one else would ever end it
+            me.forgetHelping(awaited);
             throw escaped;
         }
         return true;

@@ -21,7 +21,9 @@ public interface HelpsAwaiters {
      * on the awaiter's own thread. The task has ended when this returns (runHelped completes it
      * whatever its body does): the Io counts it as ended here (its queued entry, run later, finds it
      * {@linkplain Task#ranInPlace ran in place}). No closure is made for it: the helper passes
-     * what the run needs.
+     * what the run needs. If this throws instead (an error the JVM threw: out of memory), the
+     * awaiter fails the claimed task with it unless it is done (Task.failClaimedAfterEscape), and
+     * its await throws it.
      *
      * @param io the Io of both the helped task and its awaiter
      * @param task the helped task, claimed by {@code awaiter}

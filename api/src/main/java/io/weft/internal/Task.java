@@ -372,6 +372,17 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     }
 
     /**
+     * After a help of {@code helped} that threw (Awaiting.tryHelp): if this task still records it
+     * in {@code helping} (what threw came after startAbove recorded it, before the run that
+     * endAbove closes), forgets it, so a cancel of this task interrupts it again. Cold.
+     */
+    void forgetHelping(Task<?> helped) {
+        if (helping == helped) {
+            helping = null;
+        }
+    }
+
+    /**
      * The bits a task started above {@code parent} on the same stack gets with NEW -> RUNNING: its
      * inline depth, and BELOW_SCOPED if a task below it has scopes (CancelCheck, "The check's fast
      * path").

@@ -11,7 +11,7 @@ import java.util.List;
  * ({@code -Xmx64m}), a root task on 2 workers spawns tasks that each allocate 64 KB, awaiting them
  * every 1,000. In mode {@code task} each task keeps its array in a static list; in mode {@code
  * root} the root task keeps one array per awaited task. Either way the heap fills and the call
- * fails with OutOfMemoryError; main then drops what was kept and calls again, three times, closes
+ * fails with OutOfMemoryError; main then drops what was kept and calls again (three calls in all), closes
  * the FiberIo and prints {@code END}. A run that does not end (the caller of
  * {@code stress/run-oom-probe.sh} gives each 40 s) is a FiberIo that hung when the heap filled:
  * read it with {@code jhsdb jstack --pid} (jcmd cannot attach to a JVM with a full heap).

@@ -269,6 +269,11 @@ public final class Carriers {
         TIMED_PINNED = timedPinned;
         CARRIER_THREAD = carrierThread;
         UNAVAILABLE = problem;
+        if (problem == null) {
+            // Links parkedOnCarrier's VarHandle call sites now: their first use allocates, and the
+            // stall watch and stop() call it when the heap may be full
+            parkedOnCarrier(Thread.ofVirtual().unstarted(() -> {}), null);
+        }
     }
 
     private Carriers() {}
@@ -314,23 +319,15 @@ public final class Carriers {
      * Whether the virtual thread {@code fiber} is parked on {@code carrier} itself: its park could
      * not unmount it (it was pinned, or the JDK had no memory for its stack), so the carrier waits
      * in the kernel until the fiber is unparked. An unpark of such a fiber allocates nothing: the
-     * JDK unparks the carrier.
+     * JDK unparks the carrier (if it is still so parked when the unpark comes: one woken and parked
+     * again unmounted meanwhile is resubmitted, which may allocate). Allocates nothing.
      */
     static boolean parkedOnCarrier(Thread fiber, Thread carrier) {
-        // Both reads always: the first call links both call sites (linkParkedOnCarrier), so no
-        // later call allocates; one made first with the heap full would throw OutOfMemoryError
+        // Both reads always: the first call (this class's initializer) links both call sites, so
+        // no later call allocates; one made first with the heap full would throw OutOfMemoryError
         int state = (int) STATE.getVolatile(fiber) & ~SUSPENDED;
         Thread mountedOn = (Thread) CARRIER_THREAD.getVolatile(fiber);
         return (state == PINNED || state == TIMED_PINNED) && mountedOn == carrier;
-    }
-
-    /**
-     * Makes {@link #parkedOnCarrier} allocate nothing from now on: its first call links the
-     * VarHandle call sites it reads through, which allocates. The stall watch calls this before
-     * its first look, since it calls parkedOnCarrier when the heap may be full.
-     */
-    static void linkParkedOnCarrier() {
-        parkedOnCarrier(Thread.ofVirtual().unstarted(() -> {}), null);
     }
 
     /** Returns a virtual-thread builder whose threads are scheduled by {@code scheduler}. */

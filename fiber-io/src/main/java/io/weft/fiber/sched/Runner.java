@@ -59,7 +59,13 @@ final class Runner implements Runnable {
      * (Worker.leaveIdlePool: that worker runs it, so it cannot be taking the runner from its pool
      * meanwhile), and the worker's loop goes on; on another worker it parks again, as after a
      * stray wake-up. The watch ends with a stop, so stop() does the same while it waits for the
-     * workers (and a scheduler on a virtual clock has no watch: there only a stop does).
+     * workers (and a scheduler on a virtual clock, or with no stall threshold, has no watch: there
+     * only a stop does). Not covered: a runner woken by a stray wake-up resumes on another worker
+     * and parks again there, on that worker's carrier, while it sits in its own worker's pool;
+     * with the heap full that park too can fail to unmount, and neither worker's check finds it
+     * (it is not in the pool of the worker whose carrier it holds), so that worker waits until the
+     * runner's own worker assigns it a job. A `leave` left set (the watch's wrong pick) makes an
+     * idle runner end at its next stray wake-up on its pool's worker: harmless.
      *
      * `assigned` is volatile: written by the assigning worker (which removed the runner from its
      * pool, so one writer at a time) before unpark, read and cleared by the runner.

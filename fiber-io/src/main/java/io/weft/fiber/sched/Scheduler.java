@@ -1124,9 +1124,13 @@ public final class Scheduler implements Executor {
                 if (left <= 0) {
                     break;
                 }
-                // The watch has ended: an idle runner parked on its worker's carrier (out of
-                // memory) is woken from here, or that worker would never end
-                wakeRunnersParkedOnCarriers();
+                // The watch may have ended: an idle runner parked on its worker's carrier (out of
+                // memory) is woken from here too, or that worker would never end
+                try {
+                    wakeRunnersParkedOnCarriers();
+                } catch (Throwable t) { // an unpark that met a runner unmounted meanwhile: see Worker
+                    reportUncaught(t);
+                }
                 try {
                     thread.join(Duration.ofNanos(Math.min(left, STOP_LOOK_NANOS)));
                 } catch (InterruptedException e) {
@@ -1155,9 +1159,10 @@ public final class Scheduler implements Executor {
 
     /**
      * Unparks every idle runner parked on its worker's carrier (Runner's notes, "Parked on the
-     * carrier"), for stop(), once the stall watch that does it otherwise has ended.
+     * carrier"): for the stall watch, and for stop() (the watch ends with it; a scheduler on a
+     * virtual clock, or with no stall threshold, has none).
      */
-    private void wakeRunnersParkedOnCarriers() {
+    void wakeRunnersParkedOnCarriers() {
         for (int i = 0, n = extent; i < n; i++) {
             workers[i].wakeRunnerParkedOnCarrier();
         }

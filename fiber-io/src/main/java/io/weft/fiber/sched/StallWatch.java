@@ -53,16 +53,20 @@ final class StallWatch implements Runnable {
      *
      * Cost: no work on the workers' paths beyond the poll counter that metrics keep anyway; the
      * watch wakes every half threshold (1 ms by default) and reads a few fields per worker (and
-     * takes IdleWorkers' lock once per worker, to read its parked bit).
+     * takes IdleWorkers' lock once per worker, to read its parked bit), plus its idle pool's 32
+     * slots and two fields of each pooled runner's thread (below).
      * Virtual clocks get no watch: their runs must not depend on real time.
      *
      * A worker whose carrier is held by one of its own idle runners, parked on the carrier
      * because its park could not unmount (out of memory: Runner's notes, "Parked on the
-     * carrier"), has its runner unparked (wakeRunnersParkedOnCarriers, at the start of every look,
-     * for each worker whose progress has not moved since the last: a read of its 32 pool slots,
-     * and of a pooled runner's state), which leaves the pool and ends, and the worker goes on.
-     * Without it the worker stood still for good, since only it would assign that runner a job.
-     * This part of the look allocates nothing: with the heap full the rest throws (reading /proc).
+     * carrier"), has its runner unparked (Scheduler.wakeRunnersParkedOnCarriers, first on every
+     * pass of the watch, held up or not: a read of each worker's 32 pool slots and of each pooled
+     * runner's state), which leaves the pool and ends, and the worker goes on. Without it the
+     * worker stood still for good, since only it would assign that runner a job. That step
+     * allocates nothing (Carriers.parkedOnCarrier), so it works with the heap full, where the
+     * rest of a look throws (reading /proc) on every pass. A first version woke only the runners
+     * of workers whose progress had not moved since the look before, which such a throwing look
+     * never recorded.
      *
      * Each look also times the JDK's socket sub-pollers this scheduler hosts, and hands a run of
      * one that sat queued for a threshold to the default scheduler (Scheduler.lookAtPollers,
@@ -111,7 +115,6 @@ final class StallWatch implements Runnable {
     @Override
     public void run() {
         long period = Math.max(100_000L, thresholdNanos / 2);
-        Carriers.linkParkedOnCarrier(); // now, while there is memory (wakeRunnersParkedOnCarriers)
         lastLook = System.nanoTime();
         boolean keeper = period <= ParkClock.KEEPER_PERIOD_NANOS; // see the notes, "Park clock"
         if (keeper) {
@@ -134,6 +137,7 @@ final class StallWatch implements Runnable {
                 if (keeper) {
                     ParkClock.tick(now);
                 }
+                scheduler.wakeRunnersParkedOnCarriers(); // first, and on every pass: see the notes
                 if (now - lastLook > 2 * period) {
                     // The watch itself was held up (a GC pause, an oversubscribed machine): the
                     // workers were too, so unmoved counts say nothing. Time everyone from now.
@@ -162,7 +166,6 @@ final class StallWatch implements Runnable {
     /** One look at every active worker; starts at most one spare. */
     void look(long now) {
         Worker[] workers = scheduler.workers;
-        wakeRunnersParkedOnCarriers(workers);
         long stuckWithWork = 0; // bit i: worker i is stuck with untouched work behind it
         int active = 0;
         int stuck = 0;
@@ -233,22 +236,6 @@ final class StallWatch implements Runnable {
                 // started one
             }
             forgetTimings(now);
-        }
-    }
-
-    /**
-     * Unparks every idle runner parked on its worker's carrier (Runner's notes, "Parked on the
-     * carrier"), for the workers whose progress has not moved since the last look: woken, it
-     * leaves the pool and ends, and the worker goes on. First, and allocating nothing: this
-     * happens when the heap is full, where the rest of a look (reading the kernel's thread state)
-     * throws OutOfMemoryError.
-     */
-    private void wakeRunnersParkedOnCarriers(Worker[] workers) {
-        for (int i = 0, n = scheduler.extent(); i < n; i++) {
-            Worker worker = workers[i];
-            if (worker.active && seenActive[i] && worker.progress() == lastPolls[i]) {
-                worker.wakeRunnerParkedOnCarrier();
-            }
         }
     }
 

@@ -362,7 +362,10 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      * Puts a task woken or spawned by a fiber running on this worker into the LIFO slot; returns
      * whether that evicted a task into the local queue (then idle workers may want to steal it).
      * If the evicted task cannot be queued (a full queue whose overflow finds no memory), it goes
-     * back into the slot and the failure is thrown: {@code task} is not queued, and nothing is lost.
+     * back into the slot and the failure is thrown: {@code task} is not queued, and nothing is lost
+     * (the JDK retries an unpark's submission that threw OutOfMemoryError; a failure of another
+     * kind would not be retried, but the queue's pushes fail only for want of memory). If a
+     * stealer took {@code task} meanwhile, nothing is thrown and the evicted task stays in the slot.
      */
     boolean pushLifo(Runnable task) {
         if (lifo == null) {
@@ -675,14 +678,18 @@ final class Worker implements Runnable, RunQueue.Sweeper {
     }
 
     /**
-     * For the stall watch (about a worker whose progress has not moved) and stop(): unparks a
-     * runner of this worker's idle pool whose park is on this worker's carrier (it could not
-     * unmount), if there is one, to leave the pool and end (Runner.wakeToLeave).
+     * For the stall watch and stop() (Scheduler.wakeRunnersParkedOnCarriers): unparks a runner
+     * of this worker's idle pool whose park is on this worker's carrier (it could not unmount), if
+     * there is one, to leave the pool and end (Runner.wakeToLeave).
      * Read from another thread, the pool is racy: the whole array is read, not up to idleCount,
      * and Carriers.parkedOnCarrier decides (a fiber parked on this carrier is mounted here, so
      * only the worker's current fiber can pass). A wrong pick (a runner since taken, parked on the
-     * carrier in its job) is a stray wake-up, which a job's park loop takes in its stride. See
-     * Runner's notes, "Parked on the carrier".
+     * carrier in its job) is a stray wake-up, which a job's park loop takes in its stride; its
+     * `leave` stays set, so it ends at its next stray wake-up on this worker while idle (a new
+     * runner costs about a microsecond). Between the check and the unpark the runner may have
+     * been woken and parked again unmounted: then the unpark resubmits it, which may allocate (and
+     * with the heap full the JDK retries it every 100 ms on this thread). See Runner's notes,
+     * "Parked on the carrier".
      */
     void wakeRunnerParkedOnCarrier() {
         WorkerThread thread = carrier;

@@ -52,9 +52,9 @@ final class Runner implements Runnable {
      * Parked on the carrier: an idle runner's park that cannot unmount (the JDK's freeze of its
      * stack needs memory, and with the heap full VirtualThread.park parks the carrier instead)
      * holds its worker's carrier, and only that worker would assign it a job: the worker stands
-     * still for good (seen in an out-of-memory probe: both workers so). At each look, the stall
-     * watch unparks such a runner of a worker whose progress has not moved (Worker.wakeRunnerParkedOnCarrier;
-     * an unpark of a thread parked on its carrier allocates nothing), `leave` set first. Woken so
+     * still for good (seen in an out-of-memory probe: both workers so). On every pass, the stall
+     * watch unparks such a runner of any worker (Scheduler.wakeRunnersParkedOnCarriers; an unpark
+     * of a thread parked on its carrier allocates nothing), `leave` set first. Woken so
      * with nothing assigned, on its pool's worker, the runner leaves the pool and ends
      * (Worker.leaveIdlePool: that worker runs it, so it cannot be taking the runner from its pool
      * meanwhile), and the worker's loop goes on; on another worker it parks again, as after a
@@ -278,7 +278,8 @@ final class Runner implements Runnable {
 
     /**
      * Wakes this idle runner, parked on its worker's carrier, to leave its pool and end; see the
-     * notes, "Parked on the carrier". For the stall watch and stop(); allocates nothing.
+     * notes, "Parked on the carrier". For the stall watch and stop(); allocates nothing while the
+     * runner is still parked on its carrier (Carriers.parkedOnCarrier).
      */
     void wakeToLeave() {
         leave = true;

@@ -130,6 +130,11 @@ public final class Races {
             WINNER.compareAndSet(slot, (Task<?>) null, (Task<?>) input);
             wake(io, token);
         }
+
+        @Override
+        ParkToken token() {
+            return token;
+        }
     }
 
     private static void wake(Io io, ParkToken token) {

@@ -34,6 +34,22 @@ abstract class WaiterStack {
      * re-link a dead node, never drop a live one: every write skips exactly one dead node. A
      * stale action that still runs is harmless: it readies a one-shot ParkToken nobody parks on.
      *
+     * A wake-up that throws (the SelfWaiters: a parked await's Wakeup, a race's Entrant). Its
+     * action was taken by the completer's getAndSet, so nobody else will ever run it: reported and
+     * dropped as another action's failure is, it would leave its awaiter parked for good (a parked
+     * await waits for its token, not for the task). What can throw there is the JVM's own: an
+     * OutOfMemoryError (a deoptimization that must reallocate objects it had scalar-replaced) or
+     * a StackOverflowError, before the token's CAS or between the CAS and the unpark. So
+     * runReporting runs a SelfWaiter that threw again (SelfWaiter.wakeAgain: its action, which is
+     * idempotent, then an unpark of the token's owner whatever the token's state, since a second
+     * tryReady after a won CAS unparks nobody), up to WAKE_ATTEMPTS times, and reports only if
+     * every try threw. The extra unpark is a stray wake-up at worst, which every park loop of
+     * Weft re-checks. Cold: only after a throw. Not covered: a throw inside the JDK's unpark
+     * after it set the thread's park permit (a second unpark then does nothing); the JDK retries
+     * its own submission on OutOfMemoryError, and the window holds no allocation of its own.
+     * Tested with an Io whose ready throws once before readying (TaskWaitersTest); the window
+     * after the CAS has no test, since only the JVM can throw there.
+     *
      * Per operation: push = 1 allocation (the node; a parked await's node and a race's are their
      * own actions, SelfWaiter, so no lambda) + 1 CAS + 1 volatile read; removal = 1 volatile
      * write + a CAS per dead head node; completion with nobody waiting = 1 volatile read, with
@@ -76,7 +92,30 @@ abstract class WaiterStack {
             super(null);
             ACTION.set(this, this); // a plain store: the node is published by push's CAS
         }
+
+        /** The token whose owner this waiter wakes. */
+        abstract ParkToken token();
+
+        /**
+         * After {@link #run()} threw: runs it again and unparks the token's owner, whatever the
+         * token's state (see the notes, "A wake-up that throws"). Returns whether it went through.
+         */
+        final boolean wakeAgain() {
+            for (int attempt = 0; attempt < WAKE_ATTEMPTS; attempt++) {
+                try {
+                    run();
+                    Wake.unpark(token().owner());
+                    return true;
+                } catch (RuntimeException | Error again) {
+                    // the JVM's own failure, perhaps passing: try again
+                }
+            }
+            return false;
+        }
     }
+
+    /** How many more times a wake-up that threw is tried (see the notes, "A wake-up that throws"). */
+    static final int WAKE_ATTEMPTS = 3;
 
     /** The waiter of a parked await: the node is its own action (no lambda per await). */
     static final class Wakeup extends SelfWaiter {
@@ -95,6 +134,11 @@ abstract class WaiterStack {
             } else {
                 token.tryReady();
             }
+        }
+
+        @Override
+        ParkToken token() {
+            return token;
         }
     }
 
@@ -177,12 +221,17 @@ abstract class WaiterStack {
 
     /**
      * Runs a waiter's action; an exception it throws goes to the current thread's
-     * uncaught-exception handler instead of escaping (see {@link #runWaiters()}).
+     * uncaught-exception handler instead of escaping (see {@link #runWaiters()}), unless the
+     * action is a wake-up that went through when tried again (see the notes, "A wake-up that
+     * throws").
      */
     static void runReporting(Runnable action) {
         try {
             action.run();
         } catch (RuntimeException | Error e) {
+            if (action instanceof SelfWaiter wakeUp && wakeUp.wakeAgain()) {
+                return;
+            }
             Thread current = Thread.currentThread();
             try {
                 current.getUncaughtExceptionHandler().uncaughtException(current, e);

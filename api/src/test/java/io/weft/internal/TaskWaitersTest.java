@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.Future;
+import io.weft.Io;
+import io.weft.ParkToken;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,6 +94,72 @@ class TaskWaitersTest {
         }
         assertEquals(STACK / 2, reports.get(), "each failing action reported once");
         assertEquals(0, task.waiterCount());
+    }
+
+    /**
+     * A parked await's wake-up whose Io's ready throws (with the heap full, the JVM throws
+     * OutOfMemoryError where no allocation is written: a deoptimization that reallocates) is tried
+     * again: the completer took the action, so nobody else would ever run it, and the awaiter,
+     * which waits for its token and not for the task, used to stay parked for good. Nothing is
+     * reported when the second try goes through.
+     */
+    @Test
+    void aParkedAwaitsWakeUpThatThrowsIsTriedAgainAndTheAwaiterWakes() throws InterruptedException {
+        ReadyFailsOnceIo io = new ReadyFailsOnceIo();
+        CompletableFuture<String> stage = new CompletableFuture<>();
+        Task<String> awaited = pending(stage);
+        Task<String> awaiter = io.async(awaited::await);
+        Thread thread = io.runNextOnNewThread("awaiter");
+        DeferredIo.awaitParkedOnToken(thread);
+        AtomicInteger reports = new AtomicInteger();
+        Thread self = Thread.currentThread();
+        Thread.UncaughtExceptionHandler own = self.getUncaughtExceptionHandler();
+        self.setUncaughtExceptionHandler((t, e) -> reports.incrementAndGet());
+        try {
+            stage.complete("done"); // the waiters run here, on this thread
+        } finally {
+            self.setUncaughtExceptionHandler(own);
+        }
+
+        thread.join(JOIN);
+        assertFalse(thread.isAlive(), "the awaiter woke");
+        assertEquals("done", awaiter.resultNow());
+        assertEquals(2, io.readies.get(), "the first ready threw, the second went through");
+        assertEquals(0, reports.get(), "a wake-up that went through when tried again is not reported");
+    }
+
+    /**
+     * A race's entrant is a wake-up too: the one whose ready throws is tried again, and the racer
+     * wakes with the winner.
+     */
+    @Test
+    void aRacesWakeUpThatThrowsIsTriedAgainAndTheRacerWakes() throws InterruptedException {
+        ReadyFailsOnceIo io = new ReadyFailsOnceIo();
+        CompletableFuture<String> first = new CompletableFuture<>();
+        CompletableFuture<String> second = new CompletableFuture<>();
+        Task<String> racer = io.async(() -> Io.race(Future.from(first), Future.from(second)));
+        Thread thread = io.runNextOnNewThread("racer");
+        DeferredIo.awaitParkedOnToken(thread);
+
+        second.complete("second");
+
+        thread.join(JOIN);
+        assertFalse(thread.isAlive(), "the racer woke");
+        assertEquals("second", racer.resultNow());
+        assertEquals(2, io.readies.get(), "the first ready threw, the second went through");
+    }
+
+    /** A DeferredIo whose first ready throws before it readies anything, as the JVM may. */
+    private static final class ReadyFailsOnceIo extends DeferredIo {
+        final AtomicInteger readies = new AtomicInteger();
+
+        @Override
+        public void ready(ParkToken park) {
+            if (readies.incrementAndGet() == 1) {
+                throw new OutOfMemoryError("a ready that fails before it readies (test)");
+            }
+            super.ready(park);
+        }
     }
 
     @Test

@@ -79,6 +79,39 @@ class Injector {
      * sides. In spawn_many_remote_idle the spawning thread spent ~45% of its CPU samples in
      * Injector.push, much of it in the lock that the workers' popBatch held.)
      *
+     * Rescue slots (a wake-up with the heap full). A fiber woken from outside the workers (the
+     * JDK's VirtualThread-unblocker thread, when a monitor it was blocked on is released; another
+     * scheduler's thread) is queued here, and the JDK retries that submission every 100 ms for
+     * as long as it throws OutOfMemoryError. While the program holds the heap full, every retry
+     * failed at `new Node`, and a program that frees memory only once that fiber has run (its
+     * task fails, its awaiter fails, the caller drops what it kept) hung for good: seen in
+     * OutOfMemoryProbe (mode task: up to a thousand tasks blocked on the list they add to, woken
+     * one by one by the unblocker), the unblocker in its retry, both workers idle. So
+     * pushWakeUp, which the scheduler uses for these wake-ups, puts the task into one of
+     * RESCUE_SLOTS slots made with the injector when its node cannot be allocated, and throws
+     * only if every slot is taken. A worker's own wake-ups use the slots the same way when
+     * their local push fails (Worker.pushLifo's evicted task, Scheduler.pushBackWakeUp): a full
+     * local queue overflows half of itself here, which needs a node per task (seen: a runner
+     * completing a task, its awaiter's unpark retried every 100 ms on a worker, pinned). A slot
+     * is free again as soon as a worker takes its task, so the slots serve any number of
+     * wake-ups, a few at a time (a first version made 32 spare nodes in advance: the monitor's
+     * thousand wake-ups used them up, and the probe still hung). Not FIFO with the nodes: a
+     * worker takes rescued tasks first, in slot order; this is the path of a full heap, not of a
+     * fair one. Cost on every path: one more volatile read in isEmpty(), size() and a fetch.
+     *
+     *   putRescued   RESCUED += 1 (getAndAdd), then CAS a null slot to the task (scan from 0);
+     *                if every slot is taken, RESCUED -= 1 and the caller throws
+     *   takeRescued  if RESCUED == 0: nothing (one volatile read, the cost on every path);
+     *                else getAndSet a non-null slot to null, then RESCUED -= 1
+     *
+     * RESCUED counts the slots filled plus the puts in progress, never fewer: a put counts
+     * before it fills, a take uncounts after it empties. So a worker that reads 0 has missed no
+     * filled slot except one whose put is still in progress, and that put is followed by the
+     * pusher's notifyParked, as any push is. A worker that reads more than there are may scan and
+     * find nothing, which only costs the scan. isEmpty() and size() count RESCUED too, so every
+     * look at the injector (a worker's, the stall watch's, stop()'s drain through pop) sees
+     * rescued tasks. Plain spawns (push) get no slot: their caller sees the error.
+     *
      * Alternatives: an intrusive list through the task records (the seed's design, no
      * allocation) needs a link field in every task, local or not, and ties the injector to the
      * task type, while the injector also carries fibers' continuations. Poppers could be made
@@ -103,13 +136,22 @@ class Injector {
             TAIL = lookup.findVarHandle(Injector.class, "tail", Node.class);
             HEAD = lookup.findVarHandle(Injector.class, "head", Node.class);
             NEXT = lookup.findVarHandle(Node.class, "next", Node.class);
+            RESCUED = lookup.findVarHandle(Injector.class, "rescued", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
+    /** How many wake-ups can wait without a node at once; see the notes, "Rescue slots". */
+    static final int RESCUE_SLOTS = 64;
+
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Runnable[].class);
+    private static final VarHandle RESCUED;
+    /** What the constructor puts into a rescue slot and takes back, to link those paths. */
+    private static final Runnable LINKING = () -> {};
+
     /** One queued task; see the notes. */
-    private static final class Node {
+    static final class Node {
         Runnable task;
 
         @SuppressWarnings("unused") // through NEXT
@@ -131,11 +173,21 @@ class Injector {
     @SuppressWarnings("unused") // through TAIL
     private volatile Node tail;
 
+    /** Wake-ups queued without a node (see the notes, "Rescue slots"); null when free. */
+    private final Runnable[] rescue = new Runnable[RESCUE_SLOTS];
+    /** The rescue slots filled, plus puts in progress; see the notes. */
+    @SuppressWarnings("unused") // through RESCUED
+    private volatile int rescued;
+
     /** Creates an empty injector. */
     Injector() {
         Node dummy = new Node(null);
         head = dummy;
         tail = dummy;
+        // Links the rescue paths' VarHandle call sites now (a call site's first call allocates),
+        // not when the heap is full: one put and one take.
+        fillRescueSlot(LINKING);
+        takeRescued();
     }
 
     /**
@@ -164,8 +216,79 @@ class Injector {
      * @param task the task, not null
      */
     void push(Runnable task) {
-        Node node = new Node(Objects.requireNonNull(task, "task"));
+        Node node = newNode(Objects.requireNonNull(task, "task"));
         append(node, node, 1);
+    }
+
+    /**
+     * Appends {@code task}, a fiber's continuation woken from outside the workers, as {@link
+     * #push} does; if there is no memory for its node, it goes into a free rescue slot instead
+     * (see the notes, "Rescue slots"). Thread-safe and lock-free.
+     *
+     * @param task the task, not null
+     * @throws OutOfMemoryError if there is no memory for a node and every rescue slot is taken
+     *     (the submission then fails, and the JDK tries it again)
+     */
+    void pushWakeUp(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        Node node;
+        try {
+            node = newNode(task);
+        } catch (OutOfMemoryError noMemory) {
+            if (!putRescued(task)) {
+                throw noMemory;
+            }
+            return;
+        }
+        append(node, node, 1);
+    }
+
+    /** A new node for {@code task}; a test overrides it to fail as an allocation does. */
+    Node newNode(Runnable task) {
+        return new Node(task);
+    }
+
+    /**
+     * Queues {@code task}, a wake-up whose queueing elsewhere failed for want of memory (a node
+     * here, a worker's overflow), in a free rescue slot, with no allocation; returns false if
+     * none is free. Thread-safe and lock-free. See the notes, "Rescue slots".
+     */
+    boolean putRescued(Runnable task) {
+        return fillRescueSlot(task);
+    }
+
+    /** putRescued's work (the constructor calls this one: a test's override is not ready then). */
+    private boolean fillRescueSlot(Runnable task) {
+        RESCUED.getAndAdd(this, 1);
+        for (int i = 0; i < RESCUE_SLOTS; i++) {
+            if ((Runnable) SLOT.getAcquire(rescue, i) == null && SLOT.compareAndSet(rescue, i, (Runnable) null, task)) {
+                return true;
+            }
+        }
+        RESCUED.getAndAdd(this, -1);
+        return false;
+    }
+
+    /** Takes a rescued task, or returns null if there is none (one volatile read). See the notes. */
+    private Runnable takeRescued() {
+        if ((int) RESCUED.getVolatile(this) == 0) {
+            return null;
+        }
+        for (int i = 0; i < RESCUE_SLOTS; i++) {
+            if ((Runnable) SLOT.getAcquire(rescue, i) != null) {
+                Runnable task = (Runnable) SLOT.getAndSet(rescue, i, (Runnable) null);
+                if (task != null) {
+                    RESCUED.getAndAdd(this, -1);
+                    return task;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** How many rescue slots hold a task, or are being filled; for tests. Thread-safe. */
+    int rescuedCount() {
+        return (int) RESCUED.getVolatile(this);
     }
 
     /**
@@ -228,10 +351,16 @@ class Injector {
         if (max == 0 || isEmpty()) {
             return 0;
         }
+        int n = 0;
+        for (Runnable task; n < max && (task = takeRescued()) != null; ) {
+            into[n++] = task; // wake-ups that found no memory for a node: see the notes
+        }
+        if (n == max || HEAD.getAcquire(this) == TAIL.getAcquire(this)) {
+            return n;
+        }
         popLock.lock();
         try {
             Node h = (Node) HEAD.getAcquire(this);
-            int n = 0;
             while (n < max) {
                 Node next = awaitNext(h);
                 if (next == null) {
@@ -274,7 +403,11 @@ class Injector {
      * @return the task, or null if the injector was empty
      */
     Runnable pop() {
-        if (isEmpty()) {
+        Runnable rescued = takeRescued();
+        if (rescued != null) {
+            return rescued;
+        }
+        if (HEAD.getAcquire(this) == TAIL.getAcquire(this)) {
             return null;
         }
         popLock.lock();
@@ -313,7 +446,7 @@ class Injector {
     int size() {
         Node h = (Node) HEAD.getAcquire(this);
         Node t = (Node) TAIL.getAcquire(this);
-        return Math.max(t.seq - h.seq, 0);
+        return Math.max(t.seq - h.seq, 0) + (int) RESCUED.getVolatile(this);
     }
 
     /**
@@ -323,6 +456,6 @@ class Injector {
      * @return true if the injector held no task when read
      */
     boolean isEmpty() {
-        return HEAD.getAcquire(this) == TAIL.getAcquire(this);
+        return HEAD.getAcquire(this) == TAIL.getAcquire(this) && (int) RESCUED.getVolatile(this) == 0;
     }
 }

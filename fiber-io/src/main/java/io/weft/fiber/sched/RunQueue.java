@@ -354,6 +354,16 @@ final class RunQueue {
     }
 
     /**
+     * How many tasks {@link #pushAll} would queue now without growing the ring or overflowing,
+     * that is, without allocating. Owner only: steals can only make it larger meanwhile.
+     *
+     * @return the free slots of the ring as it is, at least 0
+     */
+    int roomWithoutGrowing() {
+        return Math.max(slots.length - (tail - steal(getHeadAcquire())), 0);
+    }
+
+    /**
      * Whether no task is queued. Thread-safe; a snapshot like {@link #size()}.
      *
      * @return true if the queue held no poppable task when read

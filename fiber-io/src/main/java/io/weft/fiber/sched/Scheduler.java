@@ -448,7 +448,7 @@ public final class Scheduler implements Executor {
                 afterStop(task);
                 return;
             }
-            worker.pushBack(task);
+            pushBackWakeUp(worker, task);
         } else if (current.isVirtual()
                 && Carriers.currentCarrier() instanceof WorkerThread carrier
                 && carrier.worker.isOf(this)
@@ -458,7 +458,7 @@ public final class Scheduler implements Executor {
                 return;
             }
             if (carrier.worker.firingTimers) {
-                carrier.worker.pushBack(task);
+                pushBackWakeUp(carrier.worker, task);
             } else if (!carrier.worker.pushLifo(task)) {
                 return; // a hand-off to the next fiber on this worker: nothing for others to steal
             }
@@ -470,13 +470,29 @@ public final class Scheduler implements Executor {
             if (hostsPollers && current.isVirtual() && HostedPoller.isReleasedJdkSubPoller(current)) {
                 host(current, Carriers.continuationOf(current)); // adopted: see HostedPoller
             }
-            injector.push(task);
+            injector.pushWakeUp(task); // a rescue slot if the heap is full: see Injector, "Rescue slots"
             if (stopped) {
                 settleLatePush(); // stop() may have drained the Injector before this push
                 return;
             }
         }
         notifyParked();
+    }
+
+    /**
+     * Queues the wake-up {@code task} at the back of {@code worker}'s queue; if that fails (a full
+     * queue whose overflow finds no memory for the Injector's nodes), in one of the Injector's
+     * rescue slots; if every slot is taken, the failure is thrown and the JDK retries the
+     * submission (see Injector, "Rescue slots").
+     */
+    private void pushBackWakeUp(Worker worker, Runnable task) {
+        try {
+            worker.pushBack(task);
+        } catch (RuntimeException | Error failure) {
+            if (!injector.putRescued(task)) {
+                throw failure;
+            }
+        }
     }
 
     /**

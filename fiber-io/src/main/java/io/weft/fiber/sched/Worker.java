@@ -174,8 +174,13 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      * handle's call of turn(), whose first customization after 127 calls needs memory. After a
      * failed turn the loop pauses FAILED_TURN_PAUSE_NANOS (1 ms: the next turn would most likely
      * fail at once, and for want of memory every failed allocation forces a collection) and calls
-     * its next turn directly, not through the handle. A turn that failed between two steps of
-     * the park protocol (IdleWorkers) may leave its counts off by one (a reviewer's reading: the
+     * its next DIRECT_TURNS_AFTER_FAILURE (1,024) turns directly, not through the handle: the
+     * handle's customization, once failed, is tried again at its every call, so with one direct
+     * turn (the first version) a heap that stayed full made every other turn fail and pause (seen
+     * in OutOfMemoryProbe: a run of 40 not ended after 30 s, both workers in
+     * MethodHandle.customize). Direct turns run the loop's compiled code, which the handle is
+     * there to avoid; 1,024 turns end, at the latest, after 65,536 tasks. A turn that failed
+     * between two steps of the park protocol (IdleWorkers) may leave its counts off by one (a reviewer's reading: the
      * next park counts the worker parked a second time; not looked into further): accepted against
      * a dead worker. What is left when the heap stays full is in
      * ARCHITECTURE.md ("Out of memory").
@@ -222,6 +227,8 @@ final class Worker implements Runnable, RunQueue.Sweeper {
 
     /** At most this many tasks run in one call of turn (see the notes). */
     static final int TASKS_PER_TURN = 64;
+    /** How many turns the loop calls directly after a failed one (see the notes, "Failures"). */
+    private static final int DIRECT_TURNS_AFTER_FAILURE = 1024;
     /** How long the loop pauses after a turn failed (see the notes, "Failures"). */
     private static final long FAILED_TURN_PAUSE_NANOS = 1_000_000L;
     /** The local queue's first length; it doubles when full, up to the configured capacity. */
@@ -362,8 +369,9 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      * Puts a task woken or spawned by a fiber running on this worker into the LIFO slot; returns
      * whether that evicted a task into the local queue (then idle workers may want to steal it).
      * If the evicted task cannot be queued (a full queue whose overflow finds no memory), it goes
-     * back into the slot and the failure is thrown: {@code task} is not queued, and nothing is lost
-     * (the JDK retries an unpark's submission that threw OutOfMemoryError; a failure of another
+     * into one of the Injector's rescue slots (Injector, "Rescue slots"); if every one is taken,
+     * it goes back into the slot and the failure is thrown: {@code task} is not queued, and
+     * nothing is lost (the JDK retries an unpark's submission that threw OutOfMemoryError; a failure of another
      * kind would not be retried, but the queue's pushes fail only for want of memory). If a
      * stealer took {@code task} meanwhile, nothing is thrown and the evicted task stays in the slot.
      */
@@ -379,7 +387,7 @@ final class Worker implements Runnable, RunQueue.Sweeper {
             try {
                 queue.push(evicted, scheduler.injector);
             } catch (RuntimeException | Error failure) {
-                if (putBackEvicted(task, evicted)) {
+                if (!scheduler.injector.putRescued(evicted) && putBackEvicted(task, evicted)) {
                     throw failure; // task is not queued, and nothing is lost
                 }
             }
@@ -477,18 +485,18 @@ final class Worker implements Runnable, RunQueue.Sweeper {
         }
         batchStartNanos = System.nanoTime();
         awakeSinceNanos = batchStartNanos;
-        boolean direct = false;
+        int directTurns = 0;
         while (!scheduler.isStopped() && !retired) {
             try {
-                if (direct) { // after a failure: the handle's call may itself need memory
-                    direct = false;
+                if (directTurns > 0) { // after a failure: the handle's call may itself need memory
+                    directTurns--;
                     turn();
                 } else {
                     turn.invokeExact(this);
                 }
             } catch (Throwable t) { // see the notes, "Failures": reported, and the loop goes on
                 Scheduler.reportUncaught(t);
-                direct = true;
+                directTurns = DIRECT_TURNS_AFTER_FAILURE;
                 LockSupport.parkNanos(this, FAILED_TURN_PAUSE_NANOS); // the next turn would likely fail again at once
             }
         }
@@ -855,7 +863,10 @@ final class Worker implements Runnable, RunQueue.Sweeper {
         if (injector.isEmpty()) {
             return null;
         }
-        int n = injector.popBatch(batch, Injector.fairShare(injector.size(), scheduler.workerCount()));
+        // No more than the ring takes as it is: once taken from the Injector, a task pushAll
+        // failed to queue (no memory to grow the ring, or for the overflow's nodes) would be lost.
+        int share = Injector.fairShare(injector.size(), scheduler.workerCount());
+        int n = injector.popBatch(batch, Math.min(share, queue.roomWithoutGrowing() + 1));
         if (n == 0) {
             return null;
         }

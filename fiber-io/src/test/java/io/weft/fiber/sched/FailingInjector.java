@@ -11,6 +11,9 @@ final class FailingInjector extends Injector {
     /** How many pushes were made to fail. */
     volatile int failed;
 
+    /** While set, every node allocation fails (the heap full): pushes fail, wake-ups take rescue slots. */
+    volatile boolean noMemoryForNodes;
+
     FailingInjector(boolean failNextPush) {
         this.failNextPush = failNextPush;
     }
@@ -25,6 +28,26 @@ final class FailingInjector extends Injector {
     void pushBatch(Runnable[] batch, int from, int count) {
         failIfArmed();
         super.pushBatch(batch, from, count);
+    }
+
+    /** How many tasks went into a rescue slot. */
+    final java.util.concurrent.atomic.AtomicInteger rescues = new java.util.concurrent.atomic.AtomicInteger();
+
+    @Override
+    boolean putRescued(Runnable task) {
+        boolean put = super.putRescued(task);
+        if (put) {
+            rescues.incrementAndGet();
+        }
+        return put;
+    }
+
+    @Override
+    Node newNode(Runnable task) {
+        if (noMemoryForNodes) {
+            throw new OutOfMemoryError("test: no memory for an Injector node");
+        }
+        return super.newNode(task);
     }
 
     private void failIfArmed() {

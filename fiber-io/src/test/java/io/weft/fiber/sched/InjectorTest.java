@@ -37,6 +37,99 @@ class InjectorTest {
         return tasks;
     }
 
+    /**
+     * With no memory for nodes, a wake-up waits in a rescue slot, until every slot is taken; then
+     * it throws, as a plain push does at once. Rescued tasks count in size() and isEmpty(), come
+     * out of pop and popBatch first, and free their slots for more wake-ups, any number of them.
+     */
+    @Test
+    void aWakeUpWithNoMemoryForItsNodeWaitsInARescueSlotUntilNoneIsFree() {
+        FailingInjector injector = new FailingInjector(false);
+        injector.push(new Numbered(-1));
+        injector.noMemoryForNodes = true;
+        assertThrows(OutOfMemoryError.class, () -> injector.push(new Numbered(-2)), "a plain push gets no slot");
+        for (int i = 0; i < Injector.RESCUE_SLOTS; i++) {
+            injector.pushWakeUp(new Numbered(i));
+        }
+        assertThrows(OutOfMemoryError.class, () -> injector.pushWakeUp(new Numbered(Injector.RESCUE_SLOTS)));
+        assertEquals(Injector.RESCUE_SLOTS, injector.rescuedCount());
+        assertEquals(Injector.RESCUE_SLOTS + 1, injector.size());
+
+        Runnable[] batch = new Runnable[Injector.RESCUE_SLOTS + 1];
+        assertEquals(Injector.RESCUE_SLOTS + 1, injector.popBatch(batch, batch.length));
+        for (int i = 0; i < Injector.RESCUE_SLOTS; i++) {
+            assertEquals(new Numbered(i), batch[i], "rescued wake-up " + i + ", first and in slot order");
+        }
+        assertEquals(new Numbered(-1), batch[Injector.RESCUE_SLOTS]);
+        assertTrue(injector.isEmpty());
+        assertEquals(0, injector.rescuedCount());
+
+        for (int round = 0; round < 3; round++) { // the slots are free again, for any number of wake-ups
+            for (int i = 0; i < Injector.RESCUE_SLOTS; i++) {
+                injector.pushWakeUp(new Numbered(i));
+            }
+            assertFalse(injector.isEmpty());
+            for (int i = 0; i < Injector.RESCUE_SLOTS; i++) {
+                assertEquals(new Numbered(i), injector.pop(), "round " + round + ", wake-up " + i);
+            }
+            assertNull(injector.pop());
+        }
+        injector.noMemoryForNodes = false;
+        injector.pushWakeUp(new Numbered(100));
+        assertEquals(0, injector.rescuedCount(), "with memory, a wake-up gets a node");
+        assertEquals(new Numbered(100), injector.pop());
+    }
+
+    /**
+     * Rescue slots under contention: wake-ups pushed from several threads with no memory for
+     * nodes, while another thread takes them, are each taken exactly once, and none is left.
+     */
+    @Test
+    void rescuedWakeUpsPushedAndTakenConcurrentlyAreEachTakenOnce() throws InterruptedException {
+        FailingInjector injector = new FailingInjector(false);
+        injector.noMemoryForNodes = true;
+        int pushers = 3;
+        int each = 20_000;
+        AtomicIntegerArray taken = new AtomicIntegerArray(pushers * each);
+        AtomicInteger left = new AtomicInteger(pushers * each);
+        List<Thread> threads = new ArrayList<>();
+        for (int p = 0; p < pushers; p++) {
+            int first = p * each;
+            threads.add(Thread.ofPlatform().start(() -> {
+                for (int i = first; i < first + each; i++) {
+                    while (true) {
+                        try {
+                            injector.pushWakeUp(new Numbered(i));
+                            break;
+                        } catch (OutOfMemoryError full) {
+                            Thread.onSpinWait(); // every slot taken: the JDK would retry too
+                        }
+                    }
+                }
+            }));
+        }
+        Runnable[] batch = new Runnable[8];
+        Thread taker = Thread.ofPlatform().start(() -> {
+            while (left.get() > 0) {
+                int n = injector.popBatch(batch, batch.length);
+                for (int i = 0; i < n; i++) {
+                    taken.incrementAndGet(((Numbered) batch[i]).id());
+                    left.decrementAndGet();
+                }
+            }
+        });
+        for (Thread t : threads) {
+            t.join(Duration.ofSeconds(20));
+        }
+        taker.join(Duration.ofSeconds(20));
+        assertFalse(taker.isAlive(), "every wake-up was taken");
+        for (int i = 0; i < pushers * each; i++) {
+            assertEquals(1, taken.get(i), "wake-up " + i);
+        }
+        assertTrue(injector.isEmpty());
+        assertEquals(0, injector.rescuedCount());
+    }
+
     @Test
     void popReturnsTasksInPushOrder() {
         Injector injector = new Injector();

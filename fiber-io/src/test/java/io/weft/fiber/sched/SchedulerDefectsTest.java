@@ -313,9 +313,9 @@ class SchedulerDefectsTest {
     /**
      * A fiber readied by a fiber on the same worker goes into the LIFO slot, and the slot's task
      * into the local queue. With that queue full and its overflow failing (no memory for the
-     * Injector's nodes), the evicted task was dropped: a job that never ran. Now it goes back into
-     * the slot and the unpark's submission fails; the JDK retries it (100 ms later), and every job
-     * runs and the fiber resumes.
+     * Injector's nodes), the evicted task was dropped: a job that never ran. Now it goes into one
+     * of the Injector's rescue slots (with every slot taken, back into the LIFO slot, and the
+     * unpark's submission fails for the JDK to retry), and every job runs and the fiber resumes.
      */
     @Test
     void aTaskEvictedFromTheLifoSlotIntoAFullQueueWhoseOverflowFailsIsNotLost() {
@@ -351,6 +351,95 @@ class SchedulerDefectsTest {
                     .alias("all 257 jobs ran and the fiber resumed")
                     .until(() -> ran.get() == 257 && resumed.get() && unparked.get());
             assertEquals(1, injector.failed, "the overflow's push failed once");
+            assertEquals(1, injector.rescues.get(), "the evicted task went into a rescue slot");
+            Awaitility.await().atMost(WAIT).until(() -> scheduler.liveTasks() == 0);
+        } finally {
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /**
+     * A fiber woken from outside the workers (here a platform thread; for a monitor, the JDK's
+     * unblocker thread) is queued in the Injector. With no memory for its node, the JDK retries
+     * the submission every 100 ms for as long as it fails, which is for good while the program
+     * holds the heap full until that fiber has run (seen: OutOfMemoryProbe, mode task). A rescue
+     * slot made with the Injector queues it at once.
+     */
+    @Test
+    void aFiberWokenFromOutsideWithNoMemoryForANodeStillResumes() throws InterruptedException {
+        FailingInjector injector = new FailingInjector(false);
+        Scheduler scheduler = new Scheduler(1, 256, "wake-up-rescue", injector);
+        Thread waker = null;
+        try {
+            AtomicReference<Thread> parked = new AtomicReference<>();
+            AtomicBoolean go = new AtomicBoolean();
+            AtomicBoolean resumed = new AtomicBoolean();
+            scheduler.submit(new Probe(() -> {
+                parked.set(Thread.currentThread());
+                while (!go.get()) {
+                    LockSupport.park();
+                }
+                resumed.set(true);
+            }));
+            Awaitility.await()
+                    .atMost(WAIT)
+                    .until(() -> parked.get() != null && parked.get().getState() == Thread.State.WAITING);
+            injector.noMemoryForNodes = true;
+            go.set(true);
+            waker = Thread.ofPlatform().daemon().start(() -> LockSupport.unpark(parked.get()));
+
+            Awaitility.await().atMost(WAIT).alias("the fiber resumed").untilTrue(resumed);
+            assertEquals(1, injector.rescues.get(), "the wake-up went into a rescue slot");
+            assertEquals(0, injector.rescuedCount(), "its rescue slot is free again");
+        } finally {
+            injector.noMemoryForNodes = false; // a waker still in the JDK's retry gets through
+            if (waker != null) {
+                waker.join(WAIT);
+            }
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /**
+     * A worker queues a batch taken from the Injector in its own queue, all but the first. With
+     * that queue nearly full at its longest, the rest overflowed back to the Injector, and when
+     * that failed (no memory for the nodes) the batch was gone: out of the Injector, in no queue,
+     * its jobs never run. Now a worker takes no more than its ring holds as it is.
+     */
+    @Test
+    void aBatchTakenFromTheInjectorIsNotLostWhenTheLocalQueueCannotHoldIt() {
+        FailingInjector injector = new FailingInjector(false);
+        Scheduler scheduler = new Scheduler(1, 256, "injector-batch", injector);
+        try {
+            AtomicInteger relaysLeft = new AtomicInteger(2_000);
+            AtomicInteger outsideRan = new AtomicInteger();
+            Runnable[] relay = new Runnable[1];
+            relay[0] = () -> { // each relay spawns the next: the queue stays as full as it was
+                if (relaysLeft.decrementAndGet() > 0) {
+                    scheduler.submit(new Probe(relay[0]));
+                }
+            };
+            scheduler.submit(new Probe(() -> {
+                for (int i = 0; i < 252; i++) { // the LIFO slot and 251 of the 256 slots
+                    scheduler.submit(new Probe(relay[0]));
+                }
+                AtomicBoolean armed = new AtomicBoolean();
+                Thread.ofPlatform().daemon().start(() -> {
+                    for (int i = 0; i < 10; i++) {
+                        scheduler.submit(new Probe(outsideRan::incrementAndGet)); // into the Injector
+                    }
+                    injector.failNextPush = true; // the next overflow finds no memory
+                    armed.set(true);
+                });
+                while (!armed.get()) { // holds the worker until all ten are in the Injector
+                    Thread.onSpinWait();
+                }
+            }));
+
+            Awaitility.await()
+                    .atMost(WAIT)
+                    .alias("every relay and all ten jobs from outside ran")
+                    .until(() -> relaysLeft.get() <= 0 && outsideRan.get() == 10);
             Awaitility.await().atMost(WAIT).until(() -> scheduler.liveTasks() == 0);
         } finally {
             scheduler.stop(WAIT);

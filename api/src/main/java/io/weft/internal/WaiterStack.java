@@ -41,10 +41,12 @@ abstract class WaiterStack {
      * OutOfMemoryError (a deoptimization that must reallocate objects it had scalar-replaced) or
      * a StackOverflowError, before the token's CAS or between the CAS and the unpark. So
      * runReporting runs a SelfWaiter that threw again (SelfWaiter.wakeAgain: its action, which is
-     * idempotent, then an unpark of the token's owner whatever the token's state, since a second
-     * tryReady after a won CAS unparks nobody), up to WAKE_ATTEMPTS times, and reports only if
-     * every try threw. The extra unpark is a stray wake-up at worst, which every park loop of
-     * Weft re-checks. Cold: only after a throw. Not covered: a throw inside the JDK's unpark
+     * idempotent, then, if the token was already ready before it, an unpark of the token's owner,
+     * since a second tryReady after a won CAS unparks nobody), up to WAKE_ATTEMPTS times, and
+     * reports only if every try threw. That unpark is a stray wake-up at worst (the token may
+     * have been readied by another path), which every park loop of Weft re-checks; it is skipped
+     * when the action's own tryReady does the unpark, since with the heap full a stray
+     * submission costs a rescue slot (FiberIo's Injector). Cold: only after a throw. Not covered: a throw inside the JDK's unpark
      * after it set the thread's park permit (a second unpark then does nothing); the JDK retries
      * its own submission on OutOfMemoryError, and the window holds no allocation of its own.
      * Tested with an Io whose ready throws once before readying (TaskWaitersTest); the window
@@ -103,8 +105,11 @@ abstract class WaiterStack {
         final boolean wakeAgain() {
             for (int attempt = 0; attempt < WAKE_ATTEMPTS; attempt++) {
                 try {
+                    boolean readied = token().isReady(); // then the throw came after the CAS
                     run();
-                    Wake.unpark(token().owner());
+                    if (readied) {
+                        Wake.unpark(token().owner());
+                    }
                     return true;
                 } catch (RuntimeException | Error again) {
                     // the JVM's own failure, perhaps passing: try again

@@ -7,7 +7,8 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The scheduler's global queue: a FIFO of tasks submitted from outside any worker, and of the
- * halves that workers move out of their full {@link RunQueue}s. Thread-safe: any thread may push,
+ * halves that workers move out of their full {@link RunQueue}s (plus, with the heap full, a few
+ * rescued wake-ups outside that order: see the notes, "Rescue slots"). Thread-safe: any thread may push,
  * any worker may pop.
  *
  * <p>A push never blocks and never waits for a popper. Workers fetch in batches, so the poppers'
@@ -66,9 +67,10 @@ class Injector {
      * reads tail == its dummy) before it publishes head, so a push landing in between is
      * counted with the tasks already taken (Lincheck showed this when size was among its
      * operations). Only fairShare uses it. seq is an int that wraps; the subtraction is exact
-     * while fewer than 2^31 tasks are queued. isEmpty() is exact: head == tail, read in that
-     * order, can only hold if they were equal when head was read; a stale head only makes it
-     * answer "not empty", and a worker then looks again.
+     * while fewer than 2^31 tasks are queued. isEmpty()'s look at the nodes is exact: head ==
+     * tail, read in that order, can only hold if they were equal when head was read; a stale
+     * head only makes it answer "not empty", and a worker then looks again (the rescue slots'
+     * count is read after: see "Rescue slots").
      *
      * GC: a popped node's task is nulled at once, and a retired dummy links to itself, so a
      * retired node that reached the old generation does not keep younger nodes reachable.
@@ -96,13 +98,15 @@ class Injector {
      * is free again as soon as a worker takes its task, so the slots serve any number of
      * wake-ups, a few at a time (a first version made 32 spare nodes in advance: the monitor's
      * thousand wake-ups used them up, and the probe still hung). Not FIFO with the nodes: a
-     * worker takes rescued tasks first, in slot order; this is the path of a full heap, not of a
-     * fair one. Cost on every path: one more volatile read in isEmpty(), size() and a fetch.
+     * worker takes rescued tasks first, in slot order from a rotating start; this is the path
+     * of a full heap, not of a fair one. Cost on every path: one more volatile read in
+     * isEmpty(), size() and a fetch.
      *
      *   putRescued   RESCUED += 1 (getAndAdd), then CAS a null slot to the task (scan from 0);
-     *                if every slot is taken, RESCUED -= 1 and the caller throws
+     *                if every slot is taken (or the scan throws), RESCUED -= 1, in a finally
      *   takeRescued  if RESCUED == 0: nothing (one volatile read, the cost on every path);
-     *                else getAndSet a non-null slot to null, then RESCUED -= 1
+     *                else getAndSet a non-null slot to null (the scan starts after the slot
+     *                last taken, so no slot waits behind refilled ones), then RESCUED -= 1
      *
      * RESCUED counts the slots filled plus the puts in progress, never fewer: a put counts
      * before it fills, a take uncounts after it empties. So a worker that reads 0 has missed no
@@ -110,7 +114,18 @@ class Injector {
      * pusher's notifyParked, as any push is. A worker that reads more than there are may scan and
      * find nothing, which only costs the scan. isEmpty() and size() count RESCUED too, so every
      * look at the injector (a worker's, the stall watch's, stop()'s drain through pop) sees
-     * rescued tasks. Plain spawns (push) get no slot: their caller sees the error.
+     * rescued tasks. Plain spawns (push) get no slot: their caller sees the error (a job that
+     * a wake-up evicts from a worker's LIFO slot may get one, being already spawned). popBatch
+     * takes rescued tasks first and then, only if the pop lock is free at once, nodes: rescued
+     * tasks held in the caller's buffer must not wait behind the lock. Not covered: a throw
+     * inside takeRescued between its getAndSet and the return (the JVM's own failure, as in
+     * WaiterStack's notes) loses that task; a wake-up rescued while the scheduler stops, after
+     * stop() drained the Injector, is left in its slot (a stop with the heap full).
+     *
+     * What the rescue slots change of the invariants below: isEmpty() answers "empty" when no
+     * task was queued at the two moments it read (the node list's ends, then the count), not for
+     * one instant; size() counts rescued tasks; the order is FIFO among nodes only. The Lincheck
+     * models run with memory, where RESCUED stays 0; the slots are tested by InjectorTest.
      *
      * Alternatives: an intrusive list through the task records (the seed's design, no
      * allocation) needs a link field in every task, local or not, and ties the injector to the
@@ -175,6 +190,8 @@ class Injector {
 
     /** Wake-ups queued without a node (see the notes, "Rescue slots"); null when free. */
     private final Runnable[] rescue = new Runnable[RESCUE_SLOTS];
+    /** Where the next scan for a rescued task starts; plain, racy (a hint for fairness). */
+    private int takeFrom;
     /** The rescue slots filled, plus puts in progress; see the notes. */
     @SuppressWarnings("unused") // through RESCUED
     private volatile int rescued;
@@ -260,13 +277,18 @@ class Injector {
     /** putRescued's work (the constructor calls this one: a test's override is not ready then). */
     private boolean fillRescueSlot(Runnable task) {
         RESCUED.getAndAdd(this, 1);
-        for (int i = 0; i < RESCUE_SLOTS; i++) {
-            if ((Runnable) SLOT.getAcquire(rescue, i) == null && SLOT.compareAndSet(rescue, i, (Runnable) null, task)) {
-                return true;
+        boolean filled = false;
+        try {
+            for (int i = 0; i < RESCUE_SLOTS && !filled; i++) {
+                filled = (Runnable) SLOT.getAcquire(rescue, i) == null
+                        && SLOT.compareAndSet(rescue, i, (Runnable) null, task);
+            }
+        } finally {
+            if (!filled) { // none free, or a throw: a count left up would read "not empty" for good
+                RESCUED.getAndAdd(this, -1);
             }
         }
-        RESCUED.getAndAdd(this, -1);
-        return false;
+        return filled;
     }
 
     /** Takes a rescued task, or returns null if there is none (one volatile read). See the notes. */
@@ -274,10 +296,13 @@ class Injector {
         if ((int) RESCUED.getVolatile(this) == 0) {
             return null;
         }
-        for (int i = 0; i < RESCUE_SLOTS; i++) {
+        int start = takeFrom;
+        for (int k = 0; k < RESCUE_SLOTS; k++) {
+            int i = (start + k) & (RESCUE_SLOTS - 1);
             if ((Runnable) SLOT.getAcquire(rescue, i) != null) {
                 Runnable task = (Runnable) SLOT.getAndSet(rescue, i, (Runnable) null);
                 if (task != null) {
+                    takeFrom = i + 1; // the next scan starts after it: no slot waits behind refills
                     RESCUED.getAndAdd(this, -1);
                     return task;
                 }
@@ -358,7 +383,12 @@ class Injector {
         if (n == max || HEAD.getAcquire(this) == TAIL.getAcquire(this)) {
             return n;
         }
-        popLock.lock();
+        if (n > 0 && !popLock.tryLock()) {
+            return n; // the rescued tasks taken are the batch: they must not wait on the lock's queue
+        }
+        if (n == 0) {
+            popLock.lock();
+        }
         try {
             Node h = (Node) HEAD.getAcquire(this);
             while (n < max) {
@@ -437,9 +467,10 @@ class Injector {
 
     /**
      * The number of queued tasks, read without a lock: a hint for sizing batches. Exact when no
-     * pop is in progress; while a {@link #popBatch} is in progress it may still count the tasks
-     * that batch has taken (the batch is published when the call ends), and pushes and pops may
-     * change it at once. Thread-safe.
+     * pop or rescue is in progress; while a {@link #popBatch} is in progress it may still count
+     * the tasks that batch has taken (the batch is published when the call ends), a rescue slot
+     * being filled counts before it holds its task, and pushes and pops may change it at once.
+     * Thread-safe.
      *
      * @return the number of queued tasks, at least 0
      */
@@ -451,9 +482,9 @@ class Injector {
 
     /**
      * Whether no task is queued, read without a lock. Thread-safe; a snapshot, like
-     * {@link #size()}.
+     * {@link #size()}: the node list, then the rescue slots' count (see the notes).
      *
-     * @return true if the injector held no task when read
+     * @return true if the injector held no task when each was read
      */
     boolean isEmpty() {
         return HEAD.getAcquire(this) == TAIL.getAcquire(this) && (int) RESCUED.getVolatile(this) == 0;

@@ -354,12 +354,20 @@ final class RunQueue {
     }
 
     /**
-     * How many tasks {@link #pushAll} would queue now without growing the ring or overflowing,
-     * that is, without allocating. Owner only: steals can only make it larger meanwhile.
+     * Makes room for {@code count} more tasks as {@link #pushAll} would (dropping dead entries,
+     * growing the ring up to its longest; without memory to grow, it stays as it is), and returns
+     * how many tasks it could then take without allocating: a {@code pushAll} of at most that many
+     * neither grows the ring nor overflows. Owner only: steals can only make the room larger.
      *
-     * @return the free slots of the ring as it is, at least 0
+     * @param count how many tasks the caller would like to queue
+     * @return the free slots of the ring then, at least 0
      */
-    int roomWithoutGrowing() {
+    int roomFor(int count) {
+        try {
+            makeRoom(count);
+        } catch (OutOfMemoryError noMemory) {
+            // the ring as it is: its room is what the caller may take
+        }
         return Math.max(slots.length - (tail - steal(getHeadAcquire())), 0);
     }
 
@@ -479,6 +487,31 @@ final class RunQueue {
     }
 
     /**
+     * Makes room for {@code count} more tasks if it can: drops the dead oldest entries of a full
+     * ring (as {@link #push} does), else grows the ring, up to its longest. Returns the ring as it
+     * is then, which may still lack room (at its longest). Owner only; may throw OutOfMemoryError
+     * (growing), leaving the queue as it was.
+     */
+    private Runnable[] makeRoom(int count) {
+        int t = tail;
+        Runnable[] ring = slots;
+        long h = getHeadAcquire();
+        while (t - steal(h) > ring.length - count) {
+            if (sweeper != null && steal(h) == real(h) && sweep(h, t)) {
+                h = getHeadAcquire(); // dead entries dropped (or head moved): look again
+                continue;
+            }
+            if (ring.length == maxCapacity) {
+                break;
+            }
+            grow(ring, real(h), t);
+            ring = slots;
+            h = getHeadAcquire();
+        }
+        return ring;
+    }
+
+    /**
      * Appends {@code tasks[from .. from + count)} in order at the tail. Owner only. Never fails:
      * when the ring has (or, after dropping dead oldest entries as {@link #push} does, or growing,
      * gets) room for all of them, they are published with one release store of the tail;
@@ -497,20 +530,8 @@ final class RunQueue {
             Objects.requireNonNull(tasks[i], "task");
         }
         int t = tail;
-        Runnable[] ring = slots;
+        Runnable[] ring = makeRoom(count); // still published at once below: a stealer sees all or none
         long h = getHeadAcquire();
-        while (t - steal(h) > ring.length - count) {
-            if (sweeper != null && steal(h) == real(h) && sweep(h, t)) {
-                h = getHeadAcquire(); // dead entries dropped (or head moved): look again
-                continue;
-            }
-            if (ring.length == maxCapacity) {
-                break;
-            }
-            grow(ring, real(h), t); // still published at once below: a stealer sees all or none
-            ring = slots;
-            h = getHeadAcquire();
-        }
         if (t - steal(h) > ring.length - count) {
             for (int i = from; i < from + count; i++) {
                 push(tasks[i], overflow); // at the longest ring: the overflow takes its share

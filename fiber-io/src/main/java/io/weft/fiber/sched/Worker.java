@@ -863,10 +863,11 @@ final class Worker implements Runnable, RunQueue.Sweeper {
         if (injector.isEmpty()) {
             return null;
         }
-        // No more than the ring takes as it is: once taken from the Injector, a task pushAll
-        // failed to queue (no memory to grow the ring, or for the overflow's nodes) would be lost.
+        // Room is made (the ring grown) before anything is taken, and no more is taken than fits
+        // then: once out of the Injector, a task pushAll failed to queue (no memory to grow the
+        // ring, or for the overflow's nodes) would be in no queue at all.
         int share = Injector.fairShare(injector.size(), scheduler.workerCount());
-        int n = injector.popBatch(batch, Math.min(share, queue.roomWithoutGrowing() + 1));
+        int n = injector.popBatch(batch, share <= 1 ? share : Math.min(share, queue.roomFor(share - 1) + 1));
         if (n == 0) {
             return null;
         }

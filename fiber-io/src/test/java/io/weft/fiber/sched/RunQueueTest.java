@@ -578,6 +578,36 @@ class RunQueueTest {
         }
     }
 
+    /**
+     * roomFor grows the ring before a worker takes a batch from the Injector, so a full ring below
+     * its maximum still takes the whole batch (with the ring's room as it was, a worker whose
+     * ring stayed exactly full would take one task a look); at the maximum it says what is free,
+     * and a pushAll of that many neither grows nor overflows.
+     */
+    @Test
+    void roomForGrowsTheRingUpToItsMaximumAndSaysWhatAPushAllTakesWithoutOverflowing() {
+        for (int start : STARTS) {
+            RunQueue queue = new RunQueue(4, 16, start);
+            Injector injector = new Injector();
+            List<Runnable> pushed = pushAll(queue, injector, 0, 4);
+            assertEquals(4, queue.capacity(), "full, start " + start);
+            assertEquals(4, queue.roomFor(3), "grew once for 3 more, start " + start);
+            assertEquals(8, queue.capacity());
+            assertEquals(12, queue.roomFor(12), "grew to its maximum, start " + start);
+            assertEquals(16, queue.capacity());
+            assertEquals(12, queue.roomFor(20), "at its maximum: what is free");
+            Runnable[] more = new Runnable[12];
+            for (int i = 0; i < more.length; i++) {
+                more[i] = new Numbered(4 + i);
+                pushed.add(more[i]);
+            }
+            queue.pushAll(more, 0, more.length, injector);
+            assertEquals(0, queue.roomFor(1));
+            assertEquals(0, injector.size(), "nothing overflowed, start " + start);
+            assertEquals(pushed, popAll(queue));
+        }
+    }
+
     @Test
     void aFullRingAtItsMaximumOverflowsAsAFixedOneDoes() {
         RunQueue queue = RunQueue.growing(2, 4);

@@ -322,19 +322,9 @@ class SchedulerDefectsTest {
         FailingInjector injector = new FailingInjector(false);
         Scheduler scheduler = new Scheduler(1, 256, "evicted-overflow", injector);
         try {
-            AtomicReference<Thread> parked = new AtomicReference<>();
             AtomicBoolean go = new AtomicBoolean();
             AtomicBoolean resumed = new AtomicBoolean();
-            scheduler.submit(new Probe(() -> {
-                parked.set(Thread.currentThread());
-                while (!go.get()) {
-                    LockSupport.park();
-                }
-                resumed.set(true);
-            }));
-            Awaitility.await()
-                    .atMost(WAIT)
-                    .until(() -> parked.get() != null && parked.get().getState() == Thread.State.WAITING);
+            Thread parked = parkedFiber(scheduler, go, resumed);
             AtomicInteger ran = new AtomicInteger();
             AtomicBoolean unparked = new AtomicBoolean();
             scheduler.submit(new Probe(() -> {
@@ -343,7 +333,7 @@ class SchedulerDefectsTest {
                 }
                 injector.failNextPush = true;
                 go.set(true);
-                LockSupport.unpark(parked.get()); // into the slot; the slot's job to the full queue
+                LockSupport.unpark(parked); // into the slot; the slot's job to the full queue
                 unparked.set(true);
             }));
             Awaitility.await()
@@ -371,22 +361,12 @@ class SchedulerDefectsTest {
         Scheduler scheduler = new Scheduler(1, 256, "wake-up-rescue", injector);
         Thread waker = null;
         try {
-            AtomicReference<Thread> parked = new AtomicReference<>();
             AtomicBoolean go = new AtomicBoolean();
             AtomicBoolean resumed = new AtomicBoolean();
-            scheduler.submit(new Probe(() -> {
-                parked.set(Thread.currentThread());
-                while (!go.get()) {
-                    LockSupport.park();
-                }
-                resumed.set(true);
-            }));
-            Awaitility.await()
-                    .atMost(WAIT)
-                    .until(() -> parked.get() != null && parked.get().getState() == Thread.State.WAITING);
+            Thread parked = parkedFiber(scheduler, go, resumed);
             injector.noMemoryForNodes = true;
             go.set(true);
-            waker = Thread.ofPlatform().daemon().start(() -> LockSupport.unpark(parked.get()));
+            waker = Thread.ofPlatform().daemon().start(() -> LockSupport.unpark(parked));
 
             Awaitility.await().atMost(WAIT).alias("the fiber resumed").untilTrue(resumed);
             assertEquals(1, injector.rescues.get(), "the wake-up went into a rescue slot");
@@ -444,6 +424,25 @@ class SchedulerDefectsTest {
         } finally {
             scheduler.stop(WAIT);
         }
+    }
+
+    /**
+     * Submits a job whose fiber parks until {@code go} is set, then sets {@code resumed}; returns
+     * that fiber once it is parked.
+     */
+    private static Thread parkedFiber(Scheduler scheduler, AtomicBoolean go, AtomicBoolean resumed) {
+        AtomicReference<Thread> parked = new AtomicReference<>();
+        scheduler.submit(new Probe(() -> {
+            parked.set(Thread.currentThread());
+            while (!go.get()) {
+                LockSupport.park();
+            }
+            resumed.set(true);
+        }));
+        Awaitility.await()
+                .atMost(WAIT)
+                .until(() -> parked.get() != null && parked.get().getState() == Thread.State.WAITING);
+        return parked.get();
     }
 
     /**

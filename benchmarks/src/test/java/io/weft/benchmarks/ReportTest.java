@@ -21,6 +21,26 @@ class ReportTest {
     /** One iteration: its score and the readings before and after it. */
     private record Iteration(double score, double before, double after) {}
 
+    /**
+     * A new run rewrites the tables and keeps the hand-written sections below them: the first
+     * heading that says so, and everything after it, headings without the words included.
+     */
+    @Test
+    void aNewRunKeepsTheHandWrittenSectionsOfTheFile() {
+        String previous = "# Weft benchmarks\n\n## Summary\n\nold table\n\n## Not measured here\n\n- x\n\n"
+                + "## Engine runs, " + Report.HAND_WRITTEN + "\n\n### a session\n\nnotes\n\n## Mailbox\n\nmore\n";
+        String generated = "# Weft benchmarks\n\n## Summary\n\nnew table\n";
+
+        String written = Report.keepingHandWritten(generated, previous);
+
+        assertEquals(
+                generated + "\n## Engine runs, " + Report.HAND_WRITTEN
+                        + "\n\n### a session\n\nnotes\n\n## Mailbox\n\nmore\n",
+                written);
+        assertEquals(generated, Report.keepingHandWritten(generated, ""), "a first run: the tables alone");
+        assertEquals(generated, Report.keepingHandWritten(generated, "## Summary\n\nold\n"), "nothing hand-written");
+    }
+
     @Test
     void anIterationCountsInAStateOnlyWhenBothReadingsAgree() throws IOException {
         List<Iteration> fiber = join(

@@ -58,6 +58,14 @@ public final class ParkToken {
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
+        // Links tryReady's CAS and loads Wake now, not at a first wake-up that may come with the
+        // heap full (a call site's first run, a class's loading, allocates; see WaiterStack's
+        // notes, "Linked when the class loads"). The token is ready already: the CAS fails; an
+        // unpark of null unparks no thread.
+        ParkToken linking = new ParkToken(Thread.currentThread(), null, null);
+        linking.state = READY;
+        linking.tryReady();
+        Wake.unpark(null);
     }
 
     private final Thread owner;

@@ -52,6 +52,16 @@ abstract class WaiterStack {
      * Tested with an Io whose ready throws once before readying (TaskWaitersTest); the window
      * after the CAS has no test, since only the JVM can throw there.
      *
+     * Linked when the class loads. In interpreted code, the first run of a VarHandle call site
+     * links it, which allocates; until it succeeds, every run tries again. runWaiters' swap and
+     * takes run only when someone waits, and with join helping a program's awaits may find their
+     * tasks done or run them in place until late: in OutOfMemoryProbe (2026-12-02, a
+     * scratch build recording every throw) the first completion with a waiter came with the
+     * heap full, its swap threw, and the task was done with its waiter never run (the awaiter,
+     * main, parked for good; the runner's settle finds the task done and can do nothing): 2 of
+     * about 100 runs. So the class runs every path of push, removeWaiter and runWaiters once on a
+     * private stack (Linking), and ParkToken links tryReady's CAS the same way.
+     *
      * Per operation: push = 1 allocation (the node; a parked await's node and a race's are their
      * own actions, SelfWaiter, so no lambda) + 1 CAS + 1 volatile read; removal = 1 volatile
      * write + a CAS per dead head node; completion with nobody waiting = 1 volatile read, with
@@ -70,6 +80,31 @@ abstract class WaiterStack {
             ACTION = lookup.findVarHandle(Waiter.class, "action", Runnable.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
+        }
+        Linking.linkCallSites();
+    }
+
+    /**
+     * A stack that runs every path of push, removeWaiter and runWaiters once, when the class loads
+     * (see the notes, "Linked when the class loads").
+     */
+    private static final class Linking extends WaiterStack {
+        private boolean done;
+
+        @Override
+        boolean isDone() {
+            return done;
+        }
+
+        static void linkCallSites() {
+            Runnable nothing = () -> {};
+            Linking completed = new Linking();
+            completed.push(new Waiter(nothing)); // the push's CAS
+            completed.done = true;
+            completed.runWaiters(); // the swap, each action's take, runReporting
+            Linking late = new Linking();
+            late.done = true;
+            late.push(new Waiter(nothing)); // a push that meets a completion: its take-back and removeWaiter
         }
     }
 

@@ -182,8 +182,13 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      * there to avoid; 1,024 turns end, at the latest, after 65,536 tasks. A turn that failed
      * between two steps of the park protocol (IdleWorkers) may leave its counts off by one (a reviewer's reading: the
      * next park counts the worker parked a second time; not looked into further): accepted against
-     * a dead worker. What is left when the heap stays full is in
-     * ARCHITECTURE.md ("Out of memory").
+     * a dead worker. The constructor runs both paths of pushLifo once (linkPushLifo): a
+     * VarHandle call site's first run in interpreted code allocates, and a program whose awaits
+     * are all helped in place may wake its first fiber from a worker only once its heap is full
+     * (seen in a scratch build of OutOfMemoryProbe: the JDK's retry of a wake-up failing for 12 s
+     * and more, every time after the carrier check and before pushLifo returned; the same class of
+     * failure as WaiterStack's, "Linked when the class loads"). What is left when the heap stays
+     * full is in ARCHITECTURE.md ("Out of memory").
      */
 
     private static final VarHandle LIFO;
@@ -325,6 +330,22 @@ final class Worker implements Runnable, RunQueue.Sweeper {
         this.random = new SplittableRandom(seed * 31 + index);
         this.spare = spare;
         this.active = !spare;
+        linkPushLifo();
+    }
+
+    /** What the constructor puts into the LIFO slot and takes back, to link pushLifo's call sites. */
+    private static final Runnable LINKING = () -> {};
+
+    /**
+     * Runs both paths of pushLifo once, before the worker runs: a call site's first run
+     * allocates, and with join helping a program's first wake-up of a fiber may come only once
+     * its heap is full (see the notes, "Failures"). Nothing else sees this worker yet.
+     */
+    private void linkPushLifo() {
+        pushLifo(LINKING); // the empty slot's store
+        pushLifo(LINKING); // the swap, and the evicted task's push to the queue
+        LIFO.setRelease(this, (Runnable) null);
+        queue.pop();
     }
 
     /**

@@ -46,6 +46,11 @@ public final class ParkToken {
      * wait with Cancelled, the flag set again: test timeouts and executor shutdowns work. A plain
      * thread that owns a structured scope can also be stopped by it (CancelScope): its wait loop
      * checks the thread's scopes as a task's checks the task's state.
+     *
+     * Linked when the class loads: the static initializer runs tryReady's CAS on a token already
+     * ready (it fails; nobody is unparked) and loads Wake (an unpark of null), so a first wake-up
+     * made with the heap full needs no allocation for either (WaiterStack's notes, "Linked when
+     * the class loads"; FullHeapCompletionTest, FullHeapWakeUpTest).
      */
 
     private static final int PENDING = 0;
@@ -62,10 +67,14 @@ public final class ParkToken {
         // heap full (a call site's first run, a class's loading, allocates; see WaiterStack's
         // notes, "Linked when the class loads"). The token is ready already: the CAS fails; an
         // unpark of null unparks no thread.
-        ParkToken linking = new ParkToken(Thread.currentThread(), null, null);
-        linking.state = READY;
-        linking.tryReady();
-        Wake.unpark(null);
+        try {
+            ParkToken linking = new ParkToken(Thread.currentThread(), null, null);
+            linking.state = READY;
+            linking.tryReady();
+            Wake.unpark(null);
+        } catch (Throwable notLinked) {
+            // best effort: a class whose initializer threw could never be used again
+        }
     }
 
     private final Thread owner;

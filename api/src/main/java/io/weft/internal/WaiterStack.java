@@ -59,8 +59,11 @@ abstract class WaiterStack {
      * scratch build recording every throw) the first completion with a waiter came with the
      * heap full, its swap threw, and the task was done with its waiter never run (the awaiter,
      * main, parked for good; the runner's settle finds the task done and can do nothing): 2 of
-     * about 100 runs. So the class runs every path of push, removeWaiter and runWaiters once on a
-     * private stack (Linking), and ParkToken links tryReady's CAS the same way.
+     * about 100 runs. So the class runs every VarHandle call site of push, removeWaiter and
+     * runWaiters once on a private stack (Linking), best effort (a throw there is ignored: a class
+     * whose initializer threw is unusable for good), and ParkToken links tryReady's CAS and loads
+     * Wake the same way. Cost: Linking is a second subclass, so push's and runWaiters' calls of
+     * isDone() are no longer bound by class hierarchy analysis alone (Task is the only other).
      *
      * Per operation: push = 1 allocation (the node; a parked await's node and a race's are their
      * own actions, SelfWaiter, so no lambda) + 1 CAS + 1 volatile read; removal = 1 volatile
@@ -81,14 +84,19 @@ abstract class WaiterStack {
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
-        Linking.linkCallSites();
+        try {
+            Linking.linkCallSites(); // after DONE's initializer above: push and runWaiters compare with it
+        } catch (Throwable notLinked) {
+            // best effort: a class whose initializer threw could never be used again
+        }
     }
 
     /**
-     * A stack that runs every path of push, removeWaiter and runWaiters once, when the class loads
-     * (see the notes, "Linked when the class loads").
+     * A stack that runs every VarHandle call site of push, removeWaiter and runWaiters once, when
+     * the class loads (see the notes, "Linked when the class loads").
      */
     private static final class Linking extends WaiterStack {
+        private static final Runnable NOTHING = () -> {};
         private boolean done;
 
         @Override
@@ -97,7 +105,7 @@ abstract class WaiterStack {
         }
 
         static void linkCallSites() {
-            Runnable nothing = () -> {};
+            Runnable nothing = NOTHING;
             Linking completed = new Linking();
             completed.push(new Waiter(nothing)); // the push's CAS
             completed.done = true;

@@ -1,13 +1,12 @@
 package io.weft.internal;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.ParkToken;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -23,23 +22,29 @@ class FullHeapCompletionTest {
     @Test
     void aCompletionsFirstWakeUpWithTheHeapFullStillReadiesTheWaitersToken() throws IOException, InterruptedException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process child = new ProcessBuilder(
-                        java.toString(),
-                        "-Xmx32m",
-                        "-Xint", // every call site runs interpreted, as a cold path does
-                        "--add-opens",
-                        "java.base/java.lang=ALL-UNNAMED",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        FullHeapCompletionTest.class.getName())
-                .redirectErrorStream(true)
-                .start();
-        String out;
-        try (var in = child.getInputStream()) {
-            out = new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
+        Path log = Files.createTempFile("weft-child", ".log");
+        try {
+            Process child = new ProcessBuilder(
+                            java.toString(),
+                            "-Xmx32m",
+                            "-Xint", // every call site runs interpreted, as a cold path does
+                            "-cp",
+                            System.getProperty("java.class.path"),
+                            FullHeapCompletionTest.class.getName())
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
+            boolean ended = child.waitFor(40, TimeUnit.SECONDS);
+            if (!ended) {
+                child.destroyForcibly().waitFor();
+            }
+            String out = Files.readString(log, StandardCharsets.UTF_8);
+            assertTrue(
+                    out.lines().anyMatch("token ready: true, failure: none"::equals),
+                    (ended ? "exit " + child.exitValue() : "not ended after 40 s") + ", output:\n" + out);
+        } finally {
+            Files.deleteIfExists(log);
         }
-        child.waitFor(30, TimeUnit.SECONDS);
-        assertEquals("token ready: true, failure: none", out);
     }
 
     /** A waiter stack whose task is done when the test says so. */
@@ -62,10 +67,7 @@ class FullHeapCompletionTest {
         Stack stack = new Stack();
         ParkToken token = ParkToken.create();
         stack.push(new WaiterStack.Wakeup(null, token));
-        List<Object> hog = new ArrayList<>();
-        fill(hog, 4096);
-        fill(hog, 16);
-        fill(hog, 0);
+        Object[] hog = fill();
         Throwable failure = null;
         try {
             stack.done = true;
@@ -73,19 +75,27 @@ class FullHeapCompletionTest {
         } catch (Throwable t) {
             failure = t;
         }
-        hog.clear();
-        hog = null;
+        hog[0] = null;
         System.out.println("token ready: " + token.isReady() + ", failure: " + (failure == null ? "none" : failure));
     }
 
-    /** Adds arrays of {@code longs} elements until the heap has no room for one more. */
-    private static void fill(List<Object> hog, int longs) {
-        try {
-            while (true) {
-                hog.add(new long[longs]);
+    /**
+     * Fills the heap with a chain of arrays, bigger ones first, until not even an empty one fits;
+     * returns the chain's head (dropping its first element frees it all).
+     */
+    private static Object[] fill() {
+        Object[] head = new Object[1];
+        for (int words = 4096; words >= 0; words = words == 0 ? -1 : words / 8) {
+            try {
+                while (true) {
+                    Object[] link = new Object[2 + words];
+                    link[0] = head[0];
+                    head[0] = link;
+                }
+            } catch (OutOfMemoryError full) {
+                // full for arrays of this size: try smaller ones
             }
-        } catch (OutOfMemoryError full) {
-            // full for arrays of this size
         }
+        return head;
     }
 }

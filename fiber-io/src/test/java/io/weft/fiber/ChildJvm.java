@@ -24,11 +24,19 @@ final class ChildJvm {
      */
     static Result run(boolean withFlag, long timeoutSeconds, Class<?> main, String... args)
             throws IOException, InterruptedException {
+        return run(
+                withFlag ? List.of("--add-opens", "java.base/java.lang=ALL-UNNAMED") : List.of(),
+                timeoutSeconds,
+                main,
+                args);
+    }
+
+    /** Runs {@code main} with {@code args} and the JVM options {@code jvmOptions}; see the other run. */
+    static Result run(List<String> jvmOptions, long timeoutSeconds, Class<?> main, String... args)
+            throws IOException, InterruptedException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         List<String> command = new ArrayList<>(List.of(java.toString()));
-        if (withFlag) {
-            command.addAll(List.of("--add-opens", "java.base/java.lang=ALL-UNNAMED"));
-        }
+        command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));
         Path log = Files.createTempFile("weft-child", ".log");

@@ -1,17 +1,13 @@
 package io.weft.fiber;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.Future;
 import io.weft.Io;
 import io.weft.ParkToken;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -26,25 +22,14 @@ import org.junit.jupiter.api.Test;
 class FullHeapWakeUpTest {
     @Test
     void aFibersFirstWakeUpFromAWorkerWithTheHeapFullStillResumesIt() throws IOException, InterruptedException {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process child = new ProcessBuilder(
-                        java.toString(),
-                        "-Xmx48m",
-                        "-Xint", // every call site runs interpreted, as a cold path does
-                        "--add-opens",
-                        "java.base/java.lang=ALL-UNNAMED",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        FullHeapWakeUpTest.class.getName())
-                .redirectErrorStream(true)
-                .start();
-        try {
-            boolean ended = child.waitFor(40, TimeUnit.SECONDS);
-            String out = ended ? new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip() : "";
-            assertEquals("resumed: true, failure: none", ended ? out : "not ended after 40 s");
-        } finally {
-            child.destroyForcibly();
-        }
+        // -Xint: every call site runs interpreted, as a cold path does
+        ChildJvm.Result result = ChildJvm.run(
+                List.of("-Xmx48m", "-Xint", "--add-opens", "java.base/java.lang=ALL-UNNAMED"),
+                40,
+                FullHeapWakeUpTest.class);
+        assertTrue(
+                result.output().lines().anyMatch("resumed: true, failure: none"::equals),
+                "exit " + result.exitCode() + " (-1: not ended after 40 s), output:\n" + result.output());
     }
 
     /**
@@ -53,7 +38,9 @@ class FullHeapWakeUpTest {
      * @param args none
      */
     public static void main(String[] args) {
-        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+        // No stall watch: its looks allocate, and would fill or free the heap under the test
+        try (FiberIo io =
+                FiberIo.builder().workers(1).stallThreshold(Duration.ZERO).build()) {
             String outcome = Io.with(io).call(() -> {
                 AtomicReference<ParkToken> parkedOn = new AtomicReference<>();
                 Future<Boolean> parked = Io.async(() -> {
@@ -67,17 +54,14 @@ class FullHeapWakeUpTest {
                 }
                 ParkToken token = parkedOn.get();
                 Io self = Io.current();
-                List<Object> hog = new ArrayList<>();
-                fill(hog, 4096);
-                fill(hog, 0);
+                Object[] hog = fill();
                 Throwable failure = null;
                 try {
                     self.ready(token);
                 } catch (Throwable t) {
                     failure = t;
                 }
-                hog.clear();
-                hog = null;
+                hog[0] = null;
                 if (failure != null) {
                     failure.printStackTrace(System.out);
                 }
@@ -93,14 +77,23 @@ class FullHeapWakeUpTest {
         }
     }
 
-    /** Adds arrays of {@code longs} elements until the heap has no room for one more. */
-    private static void fill(List<Object> hog, int longs) {
-        try {
-            while (true) {
-                hog.add(new long[longs]);
+    /**
+     * Fills the heap with a chain of arrays, bigger ones first, until not even an empty one fits;
+     * returns the chain's head (dropping its first element frees it all).
+     */
+    static Object[] fill() {
+        Object[] head = new Object[1];
+        for (int words = 4096; words >= 0; words = words == 0 ? -1 : words / 8) {
+            try {
+                while (true) {
+                    Object[] link = new Object[2 + words];
+                    link[0] = head[0];
+                    head[0] = link;
+                }
+            } catch (OutOfMemoryError full) {
+                // full for arrays of this size: try smaller ones
             }
-        } catch (OutOfMemoryError full) {
-            // full for arrays of this size
         }
+        return head;
     }
 }

@@ -128,10 +128,12 @@ class Injector {
      * (pop, popBatch) may return nothing while a rescued task was queued all along: its scan is
      * no snapshot, and a task can move behind it (one taken from a slot it has not reached yet,
      * another put into a slot it has passed). The count covers that: a worker looks at isEmpty()
-     * before it parks, and RESCUED > 0 sends it back to look again. InjectorRescueLincheckTest
-     * models exactly this (take, then isEmpty, again while not empty) against a bag, and checks
-     * that each task is taken once; its mutants (a take that is not one getAndSet, a fill that
-     * is not one CAS) fail it. InjectorLincheckTest runs with memory, where RESCUED stays 0.
+     * before it parks, and RESCUED > 0 sends it back to look again (so does stop()'s drain).
+     * InjectorRescueLincheckTest models this with rescue slots only (a take by pop or by a
+     * popBatch of one, then isEmpty, again while not empty) against a bag, and checks that each
+     * task is taken once; two mutants, run by hand and not kept (a take that is not one
+     * getAndSet, a fill that is not one CAS), fail it. InjectorLincheckTest runs with memory,
+     * where RESCUED stays 0.
      *
      * Alternatives: an intrusive list through the task records (the seed's design, no
      * allocation) needs a link field in every task, local or not, and ties the injector to the

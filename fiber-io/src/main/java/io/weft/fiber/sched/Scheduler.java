@@ -1211,9 +1211,11 @@ public final class Scheduler implements Executor {
     }
 
     private void drainInjector() {
-        for (Runnable task; (task = injector.pop()) != null; ) {
-            discard(task);
-        }
+        do { // a pop may miss a rescued task a concurrent take moved behind its scan: see Injector, "Rescue slots"
+            for (Runnable task; (task = injector.pop()) != null; ) {
+                discard(task);
+            }
+        } while (!injector.isEmpty());
     }
 
     /** Describes the worker threads still alive, with where they are; for error messages. */

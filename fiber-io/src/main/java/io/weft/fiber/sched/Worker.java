@@ -182,7 +182,7 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      * there to avoid; 1,024 turns end, at the latest, after 65,536 tasks. A turn that failed
      * between two steps of the park protocol (IdleWorkers) may leave its counts off by one (a reviewer's reading: the
      * next park counts the worker parked a second time; not looked into further): accepted against
-     * a dead worker. The constructor runs both paths of pushLifo once (linkPushLifo): a
+     * a dead worker. The constructor runs pushLifo's and putBackEvicted's call sites once (linkPushLifo): a
      * VarHandle call site's first run in interpreted code allocates, and a program whose awaits
      * are all helped in place may wake its first fiber from a worker only once its heap is full
      * (seen in a scratch build of OutOfMemoryProbe: the JDK's retry of a wake-up failing for 12 s
@@ -190,6 +190,9 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      * failure as WaiterStack's, "Linked when the class loads"). What is left when the heap stays
      * full is in ARCHITECTURE.md ("Out of memory").
      */
+
+    /** What the constructor puts into the LIFO slot and takes back, to link pushLifo's call sites. */
+    private static final Runnable LINKING = () -> {};
 
     private static final VarHandle LIFO;
     private static final VarHandle SUBMITTED;
@@ -333,17 +336,16 @@ final class Worker implements Runnable, RunQueue.Sweeper {
         linkPushLifo();
     }
 
-    /** What the constructor puts into the LIFO slot and takes back, to link pushLifo's call sites. */
-    private static final Runnable LINKING = () -> {};
-
     /**
-     * Runs both paths of pushLifo once, before the worker runs: a call site's first run
-     * allocates, and with join helping a program's first wake-up of a fiber may come only once
-     * its heap is full (see the notes, "Failures"). Nothing else sees this worker yet.
+     * Runs every VarHandle call site of pushLifo and putBackEvicted once, before the worker runs: a
+     * call site's first run allocates, and with join helping a program's first wake-up of a fiber
+     * may come only once its heap is full (see the notes, "Failures"); putBackEvicted runs only
+     * when the heap is full. Nothing else sees this worker yet.
      */
     private void linkPushLifo() {
         pushLifo(LINKING); // the empty slot's store
         pushLifo(LINKING); // the swap, and the evicted task's push to the queue
+        putBackEvicted(LINKING, LINKING); // its CAS (the slot holds LINKING: it succeeds)
         LIFO.setRelease(this, (Runnable) null);
         queue.pop();
     }

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
  * operations return how many they took, and {@link #eachTaskTakenOnce} checks identities after
  * each run: every task put is either taken exactly once or still queued.
  *
- * <p>A single pop is not linearizable on its own, nor are the other operations: a scan of the
+ * <p>A single pop is not linearizable on its own, nor is a popBatch or isEmpty: a scan of the
  * slots can miss a task that moves behind it (one taken from a slot it has not reached, another
  * put into a slot it has passed) and return nothing while the injector never was empty (found by
  * this test); the count makes the look at isEmpty answer "not empty" then, so a worker looks again.

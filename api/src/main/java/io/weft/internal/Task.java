@@ -1053,4 +1053,36 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         }
         return sb.append(']').toString();
     }
+
+    /** The action of linkCallSites' waiters. */
+    private static final Runnable LINKING_ACTION = () -> {};
+
+    /** Links the completion path's call sites when the class loads; see linkCallSites. */
+    static {
+        try {
+            linkCallSites();
+        } catch (Throwable notLinked) {
+            // best effort: a class whose initializer threw could never be used again
+        }
+    }
+
+    /**
+     * Runs every VarHandle call site of WaiterStack's push, removeWaiter and runWaiters once, on
+     * bodiless tasks of this class (WaiterStack's notes, "Linked when the class loads"): waiters
+     * run on a task made done (the swap, the take, the action), then a push onto a task done while
+     * nobody waited (the take-back, removeWaiter). The state is written directly, not through
+     * complete(): a run of complete's claim here would be in its branch profile, and the JIT then
+     * compiles the task's run differently (parked tasks measured larger with it). Last in the
+     * class: every static field is set by then.
+     */
+    private static void linkCallSites() {
+        Runnable nothing = LINKING_ACTION;
+        Task<Object> awaited = new Task<>(null, null);
+        awaited.push(new Waiter(nothing));
+        awaited.state = SUCCEEDED;
+        awaited.runWaiters();
+        Task<Object> done = new Task<>(null, null);
+        done.state = SUCCEEDED;
+        done.push(new Waiter(nothing));
+    }
 }

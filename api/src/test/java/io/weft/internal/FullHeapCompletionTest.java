@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * readies its token (WaiterStack's notes, "Linked when the class loads"). In a JVM of its own with
  * a small heap ({@link #main}): the stack and the waiter are made first, then the heap is filled
  * and held, then the completion runs, then the heap is freed and the outcome printed. Without the
- * linking when WaiterStack and ParkToken load, the completion's first swap (in interpreted code,
+ * linking when Task and ParkToken load, the completion's first swap (in interpreted code,
  * a VarHandle call site's first run allocates) throws OutOfMemoryError and the waiter never runs.
  */
 class FullHeapCompletionTest {
@@ -64,6 +64,7 @@ class FullHeapCompletionTest {
      * @param args none
      */
     public static void main(String[] args) {
+        Task.succeeded(null); // loads Task, as any program that makes a task does
         Stack stack = new Stack();
         ParkToken token = ParkToken.create();
         stack.push(new WaiterStack.Wakeup(null, token));

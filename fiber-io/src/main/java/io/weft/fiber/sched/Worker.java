@@ -639,6 +639,10 @@ final class Worker implements Runnable, RunQueue.Sweeper {
                     scheduler.runnerStarted(runner);
                     scheduler.startRunner(this, runner);
                 } catch (RuntimeException | Error e) {
+                    // No longer capturing: the settle below can ready a fiber right here (a waiter of the
+                    // cancelled task), whose continuation must go to a queue, not into `captured`
+                    capturing = false;
+                    captured = null; // nothing to run: the start failed before the JDK submitted the fiber
                     if (runner != null) {
                         scheduler.runnerEnded(runner);
                     }

@@ -695,6 +695,57 @@ class SchedulerDefectsTest {
     }
 
     /**
+     * Settling a job whose runner could not start can wake a fiber: cancelling a task runs its
+     * waiters, and a waiter parked on it (a timed await, a race) is readied right there, on the
+     * worker's thread. The worker was still marked as capturing the runner's continuation, so the
+     * woken fiber's continuation was taken for the runner's and dropped when the start failed: the
+     * fiber was in no queue, and never ran again.
+     */
+    @Test
+    void aFiberWokenBySettlingAJobWhoseRunnerCannotStartStillRuns() {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "settle-wakes", ONE_HOUR_NANOS);
+        try {
+            ParkedFiber fiber = ParkedFiber.start(scheduler); // its runner stays in its job: the pool is empty
+            scheduler.beforeRunnerStart = () -> {
+                scheduler.beforeRunnerStart = null;
+                throw new IllegalStateException("no thread for you (test)");
+            };
+            AtomicBoolean settled = new AtomicBoolean();
+            scheduler.submit(new RawTask() {
+                private volatile boolean done;
+
+                @Override
+                public void run() {
+                    done = true;
+                }
+
+                @Override
+                public boolean cancel() { // as a Task's cancel runs its waiters: one readies a parked fiber
+                    done = true;
+                    settled.set(true);
+                    fiber.release();
+                    return true;
+                }
+
+                @Override
+                public boolean isDone() {
+                    return done;
+                }
+            });
+            // The start's failure goes to the worker's uncaught-exception handler: not the test's
+            Awaitility.await().dontCatchUncaughtExceptions().atMost(WAIT).untilTrue(settled);
+            Awaitility.await()
+                    .dontCatchUncaughtExceptions()
+                    .atMost(WAIT)
+                    .alias("the fiber readied while the job was settled runs to its end")
+                    .untilTrue(fiber.finished());
+        } finally {
+            scheduler.beforeRunnerStart = null;
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /**
      * Starts a one-worker scheduler whose first runner start runs {@code failStart} (which throws),
      * and checks that the job is settled and that the worker runs a later job.
      */

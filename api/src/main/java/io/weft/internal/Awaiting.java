@@ -25,7 +25,18 @@ final class Awaiting {
      * walks the chain from the awaited task; if it reaches itself, it throws instead of hanging.
      * A task nobody awaits cannot be on a cycle, so a chain built link by link (each new task
      * awaiting the last) costs one hop per await instead of a walk of the whole chain (10^5 links:
-     * 10.3 s -> see the commit). Tasks closing a cycle at once: in the total order of their marks,
+     * 10.3 s -> see the commit).
+     *
+     * A task run in place waits for nothing less: the task below it on the stack (its awaiter
+     * under join helping, its spawner under an inline Io) cannot go on before it ends. The help
+     * records no await link and no AWAITED mark (the help path stays as cheap as the notes below
+     * say), so the walk steps from a task that awaits nothing to the task it runs in place
+     * (`helping`, set by startAbove before the helped body runs), and a task run in place walks
+     * whenever it parks in an untimed await, AWAITED or not. Without both, P running X in place,
+     * X awaiting Y and Y awaiting P hung, where the same tasks with X started on a fiber of its own
+     * failed with "await cycle" (TasksBeforeThreadsTest.anAwaitCycleThroughATaskRunInPlace...).
+     * Closing at once: X's `awaiting` and mark come after P's `helping` on the same thread, so
+     * the argument above holds with P's link in place of a mark. Tasks closing a cycle at once: in the total order of their marks,
      * the task whose mark comes last reads its own AWAITED bit after its predecessor's mark (the
      * bit is sticky), so it walks, and every `awaiting` on the cycle was written before its
      * writer's mark: it sees the cycle.
@@ -101,7 +112,7 @@ final class Awaiting {
         if (me != null && forever) { // a timed await ends by itself: it closes no deadlock
             me.setAwaiting(awaited);
             awaited.markAwaitedByTask();
-            if (me.isAwaitedByTask()) {
+            if (me.isAwaitedByTask() || me.inlineParent() != null) { // run in place: its runner awaits it
                 checkNoAwaitCycle(awaited, me);
             }
         }
@@ -205,9 +216,18 @@ final class Awaiting {
         }
     }
 
+    /**
+     * What {@code task} waits for now: the task it awaits, else the task it runs in place above
+     * itself on its stack (it cannot go on before that one ends), else null.
+     */
+    private static Task<?> waitsFor(Task<?> task) {
+        Task<?> awaited = task.awaiting();
+        return awaited != null ? awaited : task.helping();
+    }
+
     private static void checkNoAwaitCycle(Task<?> awaited, Task<?> me) {
         int hops = 0;
-        for (Task<?> t = awaited; t != null && hops < MAX_AWAIT_CHAIN; t = t.awaiting(), hops++) {
+        for (Task<?> t = awaited; t != null && hops < MAX_AWAIT_CHAIN; t = waitsFor(t), hops++) {
             if (t != me && t.isCancellationEffective()) {
                 break; // it is being woken to unwind: the chain will break by itself
             }

@@ -189,6 +189,54 @@ class TasksBeforeThreadsTest {
         }
     }
 
+    /**
+     * A cycle of awaits that passes through a task run in place: P runs X in place (it awaited X
+     * before X started), X awaits Y, Y awaits P. P waits for X as surely as an await would, but
+     * the help recorded no await link, so no one walked the cycle and all three hung, where the
+     * same program without the help (X started on its own fiber) fails with "await cycle". Both
+     * orders of closing it: Y's await last, and X's.
+     */
+    @Test
+    void anAwaitCycleThroughATaskRunInPlaceFailsInsteadOfHanging() {
+        assertAwaitCycleThroughAHelpFails(10, 5); // Y awaits P first; X's await closes the cycle
+        assertAwaitCycleThroughAHelpFails(5, 10); // X awaits Y first; Y's await closes it
+    }
+
+    private static void assertAwaitCycleThroughAHelpFails(long xSleepsMs, long ySleepsMs) {
+        try (FiberIo io = FiberIo.builder().workers(1).virtualClock().build()) {
+            AtomicReference<Future<Object>> y = new AtomicReference<>();
+            AtomicReference<Thread> pThread = new AtomicReference<>();
+            AtomicBoolean ranInPlace = new AtomicBoolean();
+            List<Future<Object>> tasks = io.call(() -> {
+                AtomicReference<Future<Object>> x = new AtomicReference<>();
+                Future<Object> p = Io.async(() -> {
+                    pThread.set(Thread.currentThread());
+                    x.set(Io.async(() -> {
+                        ranInPlace.set(Thread.currentThread() == pThread.get());
+                        Io.sleep(Duration.ofMillis(xSleepsMs));
+                        return y.get().await();
+                    }));
+                    return x.get().await(); // X has not started: it runs here, in place
+                });
+                y.set(Io.async(() -> {
+                    Io.sleep(Duration.ofMillis(ySleepsMs));
+                    return p.await();
+                }));
+                Io.sleep(Duration.ofSeconds(1)); // the cycle closes at 10 ms of virtual time
+                return List.of(p, x.get(), y.get());
+            });
+            assertTrue(ranInPlace.get(), "X was meant to run in place, on P's thread");
+            assertTrue(tasks.stream().allMatch(Future::isDone), () -> "the cycle hung: " + tasks);
+            assertTrue(
+                    tasks.stream()
+                            .filter(t -> t.state() == Future.State.FAILED)
+                            .map(Future::exceptionNow)
+                            .anyMatch(e -> e instanceof IllegalStateException
+                                    && e.getMessage().contains("await cycle")),
+                    () -> "no task failed with the cycle: " + tasks);
+        }
+    }
+
     @Test
     void cancellingAnAwaiterReachesTheTaskItRunsInPlace() {
         try (FiberIo io = FiberIo.builder().workers(2).build()) {

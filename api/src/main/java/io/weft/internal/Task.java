@@ -600,8 +600,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                 return CancelOutcome.ALREADY_DONE; // done, or being completed by another thread
             }
             if ((s & LIFECYCLE) == NEW) {
-                if (STATE.compareAndSet(this, s, CANCEL_REQUESTED | COMPLETING)) {
-                    finish(CANCEL_REQUESTED, CANCELLED, null);
+                if (cancelNew(s)) {
                     return CancelOutcome.CANCELLED_BEFORE_START;
                 }
                 continue;
@@ -632,6 +631,34 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                     CancelInterrupts.interruptBlockedCall(this);
                 }
                 return CancelOutcome.REQUESTED;
+            }
+        }
+    }
+
+    /** NEW -> cancelled if the state word is still {@code s}; returns whether this call did it. */
+    private boolean cancelNew(long s) {
+        if (STATE.compareAndSet(this, s, CANCEL_REQUESTED | COMPLETING)) {
+            finish(CANCEL_REQUESTED, CANCELLED, null);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Cancels this task if it has not started (nor been claimed by a helper), in one step with
+     * that check; returns whether it did. For an Io that gives up a queued entry (its runner could
+     * not start, or the Io stopped): a task an awaiter claimed meanwhile runs there, and a check
+     * then a {@link #cancel()} would cancel it as it runs (and its end would be counted twice:
+     * by the Io, and by the helper).
+     */
+    public boolean cancelIfUnstarted() {
+        while (true) {
+            long s = state;
+            if ((s & LIFECYCLE) != NEW) {
+                return false;
+            }
+            if (cancelNew(s)) {
+                return true;
             }
         }
     }

@@ -114,6 +114,45 @@ class TaskLifecycleTest {
         assertInstanceOf(IllegalStateException.class, helped.exceptionNow());
     }
 
+    /**
+     * An Io's give-up of a queued entry: it cancels only a task nothing started or claimed, and
+     * leaves a claimed one (running in place), a started one and a done one as they are.
+     */
+    @Test
+    void cancelIfUnstartedCancelsOnlyATaskNothingStartedOrClaimed() {
+        DeferredIo io = new DeferredIo();
+        AtomicInteger bodyRuns = new AtomicInteger();
+        Task<Integer> queued = Task.spawned(io, bodyRuns::incrementAndGet);
+        assertTrue(queued.cancelIfUnstarted());
+        assertEquals(State.CANCELLED, queued.state());
+        assertFalse(queued.cancelIfUnstarted(), "once is enough");
+        queued.run();
+        assertEquals(0, bodyRuns.get(), "a task given up never runs");
+
+        Task<Integer> awaiter = Task.spawned(io, () -> 0);
+        AtomicReference<Boolean> giveUpInPlace = new AtomicReference<>();
+        AtomicReference<Task<?>> self = new AtomicReference<>();
+        Task<Integer> claimed = Task.spawned(io, () -> {
+            giveUpInPlace.set(self.get().cancelIfUnstarted());
+            return bodyRuns.incrementAndGet();
+        });
+        self.set(claimed);
+        assertTrue(claimed.claimForHelper(awaiter));
+        assertFalse(claimed.cancelIfUnstarted(), "claimed: the helper runs it");
+        claimed.runHelped(awaiter, Context.slot());
+        assertFalse(giveUpInPlace.get(), "running in place: not cancelled");
+        assertEquals(1, claimed.resultNow());
+        assertFalse(claimed.isCancellationEffective());
+
+        AtomicReference<Task<?>> startedSelf = new AtomicReference<>();
+        Task<Boolean> started = Task.spawned(io, () -> startedSelf.get().cancelIfUnstarted());
+        startedSelf.set(started);
+        started.run();
+        assertFalse(started.resultNow(), "started by the Io: not cancelled");
+        assertFalse(started.cancelIfUnstarted(), "done: nothing to give up");
+        assertEquals(State.SUCCESS, started.state());
+    }
+
     @Test
     void runningAFailedTaskAgainThrowsAndKeepsTheFailure() {
         IllegalArgumentException boom = new IllegalArgumentException("boom");

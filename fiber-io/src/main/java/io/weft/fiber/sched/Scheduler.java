@@ -844,12 +844,26 @@ public final class Scheduler implements Executor {
     }
 
     /**
-     * Settles a queued item that will never run here (after stop): cancels a job; hands a fiber's
+     * Settles a queued item that will never run here (after stop, or when its runner could not
+     * start): cancels a job (a task only if no awaiter claimed it to run in place); hands a fiber's
      * continuation to the JDK's default scheduler (see afterStop); counts anything else as dropped.
      */
     void discard(Runnable task) {
-        if (task instanceof Task<?> helped && helped.ranInPlace()) {
-            return; // an awaiter ran it and counted its end: nothing was abandoned
+        if (task instanceof Task<?> queued) {
+            // Cancelled only if not started, in one step: an awaiter may claim it at any moment, and
+            // then runs it in place and counts its end itself (a check, then cancel(), cancelled it
+            // as it ran, and counted it twice). Else one cancelled before it started is counted here.
+            try {
+                queued.cancelIfUnstarted();
+            } catch (Throwable t) { // a waiter's failure is reported by the task: this one is the JVM's
+                reportUncaught(t);
+            } finally {
+                if (!queued.ranInPlace()) { // settled once it is not NEW: HELPED is set only by a claim of a NEW task
+                    abandoned.incrementAndGet(); // counted as ended, too
+                    taskEnded();
+                }
+            }
+            return;
         }
         if (task instanceof RawTask job) {
             try {

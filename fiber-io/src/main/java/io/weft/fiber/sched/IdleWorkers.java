@@ -1,5 +1,6 @@
 package io.weft.fiber.sched;
 
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -11,8 +12,8 @@ final class IdleWorkers {
      * Implementation notes.
      *
      * State: one AtomicLong packs the number of searching workers (low 32 bits) and of unparked
-     * workers (high 32 bits), so "should a producer wake someone?" is one volatile read:
-     * nobody is searching and somebody is parked. The parked set is a bitmap (bit i = worker i
+     * workers (high 32 bits), so "should a producer wake someone?" is one volatile read, after
+     * a full fence (see "Lost wake-up"): nobody is searching and somebody is parked. The parked set is a bitmap (bit i = worker i
      * parked; at most 64 workers), changed only under `this` lock together with the counts, so a
      * worker is handed out to exactly one notifier.
      *
@@ -29,8 +30,21 @@ final class IdleWorkers {
      *     re-check every queue and wake a worker if work is pending ("last searcher must
      *     notify"), because producers skipped notifying while it was searching.
      *   - Lost wake-up: a producer pushes then reads the state; a parking worker writes the
-     *     state (fewer unparked) then re-checks the queues. All state accesses are volatile
-     *     (sequentially consistent), so one of the two always sees the other.
+     *     state (fewer unparked, an atomic read-modify-write) then re-checks the queues (Dekker).
+     *     One of the two must see the other, which needs the producer's push ordered before its
+     *     read. An Injector push is a CAS, but a worker's push to its own RunQueue (a spawn
+     *     behind a full LIFO slot, a yield's or a fired timer's push back, a LIFO eviction) ends
+     *     with a release store of the tail, which a later volatile read may pass (store-load
+     *     reordering; a store buffer does it on x86): the producer then sees the worker still
+     *     awake, the worker sees the queue empty, and it sleeps its park timeout with stealable
+     *     work queued (the owner still runs it: late, never lost). workerToNotify therefore
+     *     starts with a full fence (Tokio reads its state with a SeqCst read-modify-write for the
+     *     same reason; a fence writes no shared cache line). Filling an empty LIFO slot notifies
+     *     nobody (only the owner runs it), and the re-check before parking skips the slots. The
+     *     fence is redundant after a CAS (an Injector push, transitionFromSearching): kept in
+     *     one place for every caller. Cost: one fenced instruction per RunQueue push that
+     *     notifies (BENCHMARKS.md, 2026-12-03); IdleWorkersLocalPushVsParkTest (jcstress) and
+     *     its mutant, without the fence, show the race.
      *   - A worker that wakes by itself (timeout) calls unparkWorkerById: if its bit is still
      *     set it removes it (it was not notified); if a notifier already removed it, the notifier
      *     counted it as searching, and the worker must search.
@@ -120,6 +134,7 @@ final class IdleWorkers {
      * unparked and searching; the caller must unpark it.
      */
     int workerToNotify() {
+        VarHandle.fullFence(); // the caller's push (maybe a release store) before the read: see "Lost wake-up"
         if (!shouldWake(state.get())) {
             return -1;
         }

@@ -38,9 +38,10 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      *   submit from a fiber  no pin (Scheduler, "No pin on the owner's paths"), 1 release
      *                        store (submitted count), 1 release store
      *                        into an empty LIFO slot (only the owner fills it), else a RunQueue
-     *                        push (1 release store; a CAS-free owner push) and 1 volatile read
-     *                        (IdleWorkers fast path); no lock, no allocation (the task itself is
-     *                        queued)
+     *                        push (1 release store; a CAS-free owner push), 1 full fence and
+     *                        1 volatile read (IdleWorkers fast path: the fence orders the push
+     *                        before the read, see its "Lost wake-up"); no lock, no allocation
+     *                        (the task itself is queued)
      *   run in place         LIFO getAndSet or a RunQueue pop (1 CAS on the packed head), 2
      *                        release stores (the runner's current job), the task's own run, the
      *                        isolation reset (3 field reads, rarely writes), 1 release store

@@ -27,19 +27,26 @@ final class Awaiting {
      * awaiting the last) costs one hop per await instead of a walk of the whole chain (10^5 links:
      * 10.3 s -> see the commit).
      *
+     * Tasks closing a cycle at once: in the total order of their marks, the task whose mark comes
+     * last reads its own AWAITED bit after its predecessor's mark (the bit is sticky), so it
+     * walks, and every `awaiting` on the cycle was written before its writer's mark: it sees the
+     * cycle.
+     *
      * A task run in place waits for nothing less: the task below it on the stack (its awaiter
      * under join helping, its spawner under an inline Io) cannot go on before it ends. The help
      * records no await link and no AWAITED mark (the help path stays as cheap as the notes below
      * say), so the walk steps from a task that awaits nothing to the task it runs in place
      * (`helping`, set by startAbove before the helped body runs), and a task run in place walks
      * whenever it parks in an untimed await, AWAITED or not. Without both, P running X in place,
-     * X awaiting Y and Y awaiting P hung, where the same tasks with X started on a fiber of its own
-     * failed with "await cycle" (TasksBeforeThreadsTest.anAwaitCycleThroughATaskRunInPlace...).
+     * X awaiting Y and Y awaiting P hung, where the same tasks with X started on a fiber of its
+     * own failed with "await cycle" (TasksBeforeThreadsTest.anAwaitCycleThroughATaskRunInPlace...).
      * Closing at once: X's `awaiting` and mark come after P's `helping` on the same thread, so
-     * the argument above holds with P's link in place of a mark. Tasks closing a cycle at once: in the total order of their marks,
-     * the task whose mark comes last reads its own AWAITED bit after its predecessor's mark (the
-     * bit is sticky), so it walks, and every `awaiting` on the cycle was written before its
-     * writer's mark: it sees the cycle.
+     * the argument above holds with P's link in place of a mark. The cost: a task run in place
+     * that parks walks the awaited task's chain (up to MAX_AWAIT_CHAIN hops), where an unmarked
+     * task on a fiber of its own takes one hop. The help only parks at its depth bound, or on a
+     * task already running elsewhere, and the walk follows the awaited task's links, not the
+     * helper's stack, so a chain built link by link still takes one hop per await unless each new
+     * link runs in place and awaits a long chain already parked.
      *
      * A platform thread with no Io installed and no cancel scope open (the caller of
      * Io.with(io).call or FiberIo.call from main, a plain thread awaiting a future) yields for up

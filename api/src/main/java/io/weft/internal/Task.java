@@ -646,12 +646,12 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
 
     /**
      * Cancels this task if it has not started (nor been claimed by a helper), in one step with
-     * that check; returns whether it did. For an Io that gives up a queued entry (its runner could
-     * not start, or the Io stopped): a task an awaiter claimed meanwhile runs there, and a check
-     * then a {@link #cancel()} would cancel it as it runs (and its end would be counted twice:
-     * by the Io, and by the helper).
+     * that check; returns whether it did. Thread-safe. For an Io that gives up a queued entry (its
+     * runner could not start, or the Io stopped): a task an awaiter claimed meanwhile runs there,
+     * and a check then a {@link #cancel()} would cancel it as it runs (and its end would be
+     * counted twice: by the Io, and by the helper).
      */
-    public boolean cancelIfUnstarted() {
+    public boolean tryCancelUnstarted() {
         while (true) {
             long s = state;
             if ((s & LIFECYCLE) != NEW) {

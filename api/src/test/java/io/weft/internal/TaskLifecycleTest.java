@@ -119,13 +119,13 @@ class TaskLifecycleTest {
      * leaves a claimed one (running in place), a started one and a done one as they are.
      */
     @Test
-    void cancelIfUnstartedCancelsOnlyATaskNothingStartedOrClaimed() {
+    void tryCancelUnstartedCancelsOnlyATaskNothingStartedOrClaimed() {
         DeferredIo io = new DeferredIo();
         AtomicInteger bodyRuns = new AtomicInteger();
         Task<Integer> queued = Task.spawned(io, bodyRuns::incrementAndGet);
-        assertTrue(queued.cancelIfUnstarted());
+        assertTrue(queued.tryCancelUnstarted());
         assertEquals(State.CANCELLED, queued.state());
-        assertFalse(queued.cancelIfUnstarted(), "once is enough");
+        assertFalse(queued.tryCancelUnstarted(), "once is enough");
         queued.run();
         assertEquals(0, bodyRuns.get(), "a task given up never runs");
 
@@ -133,23 +133,23 @@ class TaskLifecycleTest {
         AtomicReference<Boolean> giveUpInPlace = new AtomicReference<>();
         AtomicReference<Task<?>> self = new AtomicReference<>();
         Task<Integer> claimed = Task.spawned(io, () -> {
-            giveUpInPlace.set(self.get().cancelIfUnstarted());
+            giveUpInPlace.set(self.get().tryCancelUnstarted());
             return bodyRuns.incrementAndGet();
         });
         self.set(claimed);
         assertTrue(claimed.claimForHelper(awaiter));
-        assertFalse(claimed.cancelIfUnstarted(), "claimed: the helper runs it");
+        assertFalse(claimed.tryCancelUnstarted(), "claimed: the helper runs it");
         claimed.runHelped(awaiter, Context.slot());
         assertFalse(giveUpInPlace.get(), "running in place: not cancelled");
         assertEquals(1, claimed.resultNow());
         assertFalse(claimed.isCancellationEffective());
 
         AtomicReference<Task<?>> startedSelf = new AtomicReference<>();
-        Task<Boolean> started = Task.spawned(io, () -> startedSelf.get().cancelIfUnstarted());
+        Task<Boolean> started = Task.spawned(io, () -> startedSelf.get().tryCancelUnstarted());
         startedSelf.set(started);
         started.run();
         assertFalse(started.resultNow(), "started by the Io: not cancelled");
-        assertFalse(started.cancelIfUnstarted(), "done: nothing to give up");
+        assertFalse(started.tryCancelUnstarted(), "done: nothing to give up");
         assertEquals(State.SUCCESS, started.state());
     }
 

@@ -854,7 +854,7 @@ public final class Scheduler implements Executor {
             // then runs it in place and counts its end itself (a check, then cancel(), cancelled it
             // as it ran, and counted it twice). Else one cancelled before it started is counted here.
             try {
-                queued.cancelIfUnstarted();
+                queued.tryCancelUnstarted();
             } catch (Throwable t) { // a waiter's failure is reported by the task: this one is the JVM's
                 reportUncaught(t);
             } finally {

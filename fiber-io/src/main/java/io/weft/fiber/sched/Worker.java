@@ -643,7 +643,10 @@ final class Worker implements Runnable, RunQueue.Sweeper {
                     // No longer capturing: the settle below can ready a fiber right here (a waiter of the
                     // cancelled task), whose continuation must go to a queue, not into `captured`
                     capturing = false;
-                    captured = null; // nothing to run: the start failed before the JDK submitted the fiber
+                    // Nothing to run: VirtualThread.start throws only if its submit did not happen
+                    // (it settles the thread itself then), and nothing after the submit can throw
+                    assert captured == null : "a runner's continuation was handed over, then its start threw";
+                    captured = null;
                     if (runner != null) {
                         scheduler.runnerEnded(runner);
                     }

@@ -190,8 +190,22 @@ final class Runner implements Runnable {
             loader = self.getContextClassLoader();
             handler = Carriers.ownHandler(self);
             try {
+                Runnable hook = scheduler.beforeRunnerEntry;
+                if (hook != null) {
+                    hook.run(); // tests: fail the first entry as a full heap would
+                }
                 slot = Context.newThreadSlot();
                 Context.bind(slot).run(this);
+            } catch (Throwable t) {
+                // The first entry allocates (the slot, the binding): with the heap full it throws
+                // before the first job ran. That job is settled as a failed start's is (cancelled
+                // unless a helper took it, and counted), not left unrun and uncounted. The same for
+                // one assigned while this runner was idle, should the loop itself throw.
+                RawTask unrun = takeAssigned();
+                if (unrun != null) {
+                    scheduler.discard(unrun);
+                }
+                Scheduler.reportUncaught(t);
             } finally {
                 scheduler.runnerEnded(this);
             }
@@ -205,7 +219,13 @@ final class Runner implements Runnable {
             CURRENT.setRelease(this, job);
             try {
                 if (scheduler.cancelOnStart) {
-                    job.cancel(); // the FiberIo is closing: a task that has not started never will
+                    // The FiberIo is closing: a task that has not started never will. Not one an
+                    // awaiter claimed since it was taken: that one runs in place (as in discard)
+                    if (job instanceof Task<?> task) {
+                        task.tryCancelUnstarted();
+                    } else {
+                        job.cancel();
+                    }
                 }
                 if (job instanceof Task<?> task) {
                     if (task.name() != null) {

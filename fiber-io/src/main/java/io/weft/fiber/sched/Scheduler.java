@@ -218,6 +218,8 @@ public final class Scheduler implements Executor {
      * runs while the worker captures continuations for the start: it must not ready a fiber.
      */
     volatile Runnable beforeRunnerStart;
+    /** Tests only: run by a new runner fiber as it first enters, before it binds its context slot. */
+    volatile Runnable beforeRunnerEntry;
     /** Whether the seed decides tie-breaks (FiberIo.Builder.explore); workers read it, never write. */
     final boolean explores;
     /** Orders timers due at the same instant when exploring (used under the TimerHeap's lock), else null. */

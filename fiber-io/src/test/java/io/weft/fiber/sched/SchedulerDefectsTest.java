@@ -672,6 +672,51 @@ class SchedulerDefectsTest {
     }
 
     /**
+     * A runner fiber that started but failed as it first entered (it allocates its context slot
+     * and binding there: with the heap full, that throws) used to end with its first job neither
+     * run nor settled nor counted: the job's awaiters slept for good and close() waited out its
+     * timeout for a task nobody would end. Now the job is settled and counted, the failure
+     * reported, and the worker goes on.
+     */
+    @Test
+    void aRunnerThatFailsAsItFirstEntersSettlesItsJobAndTheWorkerGoesOn() {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "runner-entry-fails", ONE_HOUR_NANOS);
+        try {
+            AtomicBoolean failed = new AtomicBoolean();
+            scheduler.beforeRunnerEntry = () -> {
+                if (failed.compareAndSet(false, true)) {
+                    throw new OutOfMemoryError("no memory for the runner's context slot (test)");
+                }
+            };
+            Probe first = new Probe(() -> {});
+            scheduler.submit(first);
+            // The failure goes to the runner's uncaught-exception handler; Awaitility must not take it for the test's
+            Awaitility.await()
+                    .dontCatchUncaughtExceptions()
+                    .atMost(WAIT)
+                    .alias("the job of the runner that failed is settled")
+                    .untilTrue(first.abandoned);
+            Probe later = new Probe(() -> {});
+            scheduler.submit(later);
+            Awaitility.await()
+                    .dontCatchUncaughtExceptions()
+                    .atMost(WAIT)
+                    .alias("the worker is still there to run a later job")
+                    .untilTrue(later.ran);
+            Awaitility.await()
+                    .dontCatchUncaughtExceptions()
+                    .atMost(WAIT)
+                    .alias("both jobs counted as ended")
+                    .until(() -> scheduler.liveTasks() == 0);
+            assertTrue(failed.get());
+            assertFalse(first.ran.get(), "the first job never ran: it was settled instead");
+        } finally {
+            scheduler.beforeRunnerEntry = null;
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /**
      * As above, with the report failing too: an uncaught-exception handler that prints throws
      * OutOfMemoryError when the heap is full. The report's failure used to end the worker thread
      * (and a runner's, and the stall watch's) just as the first failure did.

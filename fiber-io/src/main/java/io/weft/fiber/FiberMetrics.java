@@ -42,9 +42,10 @@ public record FiberMetrics(
      * One worker's counters.
      *
      * @param index the worker's number (its carrier thread is {@code <io>-worker-<index>})
-     * @param polls tasks run: a fiber resumed, or a task run to its end on a runner fiber (a task
-     *     an awaiter ran in place is part of the awaiter's poll; a task cancelled before it
-     *     started is not run), and runs of the JDK's socket pollers this FiberIo hosts
+     * @param polls tasks run: a task run to its end on a runner fiber, or a fiber run until it
+     *     parked or yielded without ending one (a resumed task that ends is one poll; a task an
+     *     awaiter ran in place is part of the awaiter's poll; a task cancelled before it started
+     *     is not run), and runs of the JDK's socket pollers this FiberIo hosts
      * @param lifoHits tasks taken from the LIFO slot (the task a fiber on this worker just spawned
      *     or woke)
      * @param steals times it took work from another worker's queue

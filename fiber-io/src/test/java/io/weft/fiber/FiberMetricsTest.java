@@ -57,6 +57,37 @@ class FiberMetricsTest {
         }
     }
 
+    /**
+     * A poll is a task run to its end on a runner fiber, or a mount that ended none. A mount that
+     * ended a task was counted twice (by the task's end and by the mount), so a task that yields
+     * once read as about three polls (595 for 200 tasks here): the count ran high,
+     * and the budget (timers, the shared queue) came around after fewer tasks than it should.
+     */
+    @Test
+    void aResumedTaskThatEndsIsOnePoll() {
+        int tasks = 200;
+        try (FiberIo io = FiberIo.builder()
+                .workers(1)
+                .name("polls")
+                .stallThreshold(Duration.ZERO) // one worker, no spares: the counts are exact
+                .build()) {
+            io.run(() -> {}); // the runner pool is warm
+            await().until(() -> io.liveTasks() == 0);
+            long before = io.metrics().polls();
+            for (int i = 0; i < tasks; i++) {
+                io.spawn(() -> {
+                    Io.yield(); // one mount up to here, one from here to the end
+                    return null;
+                });
+            }
+            // a worker counts a task's end, then its poll: wait for both
+            await().until(() -> io.liveTasks() == 0 && io.metrics().polls() - before >= tasks);
+            long polls = io.metrics().polls() - before;
+            // each task: its end, and its first mount unless that mount ended another task first
+            assertTrue(polls <= 2L * tasks, polls + " polls for " + tasks + " tasks that yield once");
+        }
+    }
+
     @Test
     void theSharedQueueDepthAndArmedTimersAreSeen() throws Exception {
         try (FiberIo io = FiberIo.builder()

@@ -600,14 +600,20 @@ final class Worker implements Runnable, RunQueue.Sweeper {
         return task;
     }
 
-    /** Runs a fiber's continuation (mounts the fiber until it parks, yields or ends). */
+    /**
+     * Runs a fiber's continuation (mounts the fiber until it parks, yields or ends). A mount that
+     * ended jobs was counted by nextForRunner, a poll per job; one that ended none is one poll.
+     */
     private void runTask(Runnable task) {
+        long before = polls; // a runner's mount stays on this carrier: its nextForRunner calls count here
         try {
             task.run();
         } catch (Throwable t) {
             Scheduler.reportUncaught(t);
         }
-        afterTask();
+        if (polls == before) {
+            afterTask();
+        }
     }
 
     /** Counts one task run; every BUDGET tasks, maintenance. */

@@ -666,7 +666,7 @@ class SchedulerDefectsTest {
      */
     @Test
     void aRunnerThatCannotStartSettlesItsJobAndTheWorkerGoesOn() {
-        assertAWorkerGoesOnAfterARunnerStartFails("runner-start-fails", () -> {
+        assertAWorkerGoesOnAfterARunnerFails("runner-start-fails", false, () -> {
             throw new IllegalStateException("no thread for you (test)");
         });
     }
@@ -680,40 +680,9 @@ class SchedulerDefectsTest {
      */
     @Test
     void aRunnerThatFailsAsItFirstEntersSettlesItsJobAndTheWorkerGoesOn() {
-        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "runner-entry-fails", ONE_HOUR_NANOS);
-        try {
-            AtomicBoolean failed = new AtomicBoolean();
-            scheduler.beforeRunnerEntry = () -> {
-                if (failed.compareAndSet(false, true)) {
-                    throw new OutOfMemoryError("no memory for the runner's context slot (test)");
-                }
-            };
-            Probe first = new Probe(() -> {});
-            scheduler.submit(first);
-            // The failure goes to the runner's uncaught-exception handler; Awaitility must not take it for the test's
-            Awaitility.await()
-                    .dontCatchUncaughtExceptions()
-                    .atMost(WAIT)
-                    .alias("the job of the runner that failed is settled")
-                    .untilTrue(first.abandoned);
-            Probe later = new Probe(() -> {});
-            scheduler.submit(later);
-            Awaitility.await()
-                    .dontCatchUncaughtExceptions()
-                    .atMost(WAIT)
-                    .alias("the worker is still there to run a later job")
-                    .untilTrue(later.ran);
-            Awaitility.await()
-                    .dontCatchUncaughtExceptions()
-                    .atMost(WAIT)
-                    .alias("both jobs counted as ended")
-                    .until(() -> scheduler.liveTasks() == 0);
-            assertTrue(failed.get());
-            assertFalse(first.ran.get(), "the first job never ran: it was settled instead");
-        } finally {
-            scheduler.beforeRunnerEntry = null;
-            scheduler.stop(WAIT);
-        }
+        assertAWorkerGoesOnAfterARunnerFails("runner-entry-fails", true, () -> {
+            throw new OutOfMemoryError("no memory for the runner's context slot (test)");
+        });
     }
 
     /**
@@ -730,7 +699,7 @@ class SchedulerDefectsTest {
             throw new OutOfMemoryError("no memory to print the report (test)");
         });
         try {
-            assertAWorkerGoesOnAfterARunnerStartFails("report-fails", () -> {
+            assertAWorkerGoesOnAfterARunnerFails("report-fails", false, () -> {
                 throw new OutOfMemoryError("no thread for you (test)");
             });
             assertTrue(reports.get() >= 1, "the failure was offered to the handler");
@@ -791,22 +760,33 @@ class SchedulerDefectsTest {
     }
 
     /**
-     * Starts a one-worker scheduler whose first runner start runs {@code failStart} (which throws),
-     * and checks that the job is settled and that the worker runs a later job.
+     * Starts a one-worker scheduler whose first runner runs {@code fail} (which throws) before it
+     * starts, or as it first enters if {@code atFirstEntry}, and checks that the job is settled
+     * and counted, never run, and that the worker runs a later job.
      */
-    private static void assertAWorkerGoesOnAfterARunnerStartFails(String name, Runnable failStart) {
+    private static void assertAWorkerGoesOnAfterARunnerFails(String name, boolean atFirstEntry, Runnable fail) {
         Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, name, ONE_HOUR_NANOS);
         try {
             AtomicBoolean failed = new AtomicBoolean();
-            scheduler.beforeRunnerStart = () -> {
+            Runnable hook = () -> {
                 if (failed.compareAndSet(false, true)) {
-                    failStart.run();
+                    fail.run();
                 }
             };
+            if (atFirstEntry) {
+                scheduler.beforeRunnerEntry = hook;
+            } else {
+                scheduler.beforeRunnerStart = hook;
+            }
             Probe refused = new Probe(() -> {});
             scheduler.submit(refused);
-            // The failure goes to the worker's uncaught-exception handler; Awaitility must not take it for the test's
-            Awaitility.await().dontCatchUncaughtExceptions().atMost(WAIT).untilTrue(refused.abandoned);
+            // The failure goes to the worker's or runner's uncaught-exception handler; Awaitility must not take it for
+            // the test's
+            Awaitility.await()
+                    .dontCatchUncaughtExceptions()
+                    .atMost(WAIT)
+                    .alias("the job of the runner that failed is settled")
+                    .untilTrue(refused.abandoned);
             Probe later = new Probe(() -> {});
             scheduler.submit(later);
             Awaitility.await()
@@ -814,8 +794,15 @@ class SchedulerDefectsTest {
                     .atMost(WAIT)
                     .alias("the worker is still there to run a later job")
                     .untilTrue(later.ran);
+            Awaitility.await()
+                    .dontCatchUncaughtExceptions()
+                    .atMost(WAIT)
+                    .alias("both jobs counted as ended")
+                    .until(() -> scheduler.liveTasks() == 0);
+            assertFalse(refused.ran.get(), "the job of the runner that failed never ran: it was settled instead");
         } finally {
             scheduler.beforeRunnerStart = null;
+            scheduler.beforeRunnerEntry = null;
             scheduler.stop(WAIT);
         }
     }

@@ -13,9 +13,9 @@ final class IdleWorkers {
      *
      * State: one AtomicLong packs the number of searching workers (low 32 bits) and of unparked
      * workers (high 32 bits), so "should a producer wake someone?" is one volatile read, after
-     * a full fence (see "Lost wake-up"): nobody is searching and somebody is parked. The parked set is a bitmap (bit i = worker i
-     * parked; at most 64 workers), changed only under `this` lock together with the counts, so a
-     * worker is handed out to exactly one notifier.
+     * a full fence (see "Lost wake-up"): nobody is searching and somebody is parked. The parked
+     * set is a bitmap (bit i = worker i parked; at most 64 workers), changed only under `this`
+     * lock together with the counts, so a worker is handed out to exactly one notifier.
      *
      * Protocols (Tokio's, with the bitmap from the seed design):
      *   - A producer pushes its task, then calls workerToNotify(): the fast path reads the state

@@ -219,13 +219,9 @@ final class Runner implements Runnable {
             CURRENT.setRelease(this, job);
             try {
                 if (scheduler.cancelOnStart) {
-                    // The FiberIo is closing: a task that has not started never will. Not one an
-                    // awaiter claimed since it was taken: that one runs in place (as in discard)
-                    if (job instanceof Task<?> task) {
-                        task.tryCancelUnstarted();
-                    } else {
-                        job.cancel();
-                    }
+                    // The FiberIo is closing: a task that has not started never will (one an awaiter
+                    // claimed since it was taken runs in place)
+                    Scheduler.giveUp(job);
                 }
                 if (job instanceof Task<?> task) {
                     if (task.name() != null) {

@@ -851,30 +851,18 @@ public final class Scheduler implements Executor {
      * continuation to the JDK's default scheduler (see afterStop); counts anything else as dropped.
      */
     void discard(Runnable task) {
-        if (task instanceof Task<?> queued) {
-            // Cancelled only if not started, in one step: an awaiter may claim it at any moment, and
-            // then runs it in place and counts its end itself (a check, then cancel(), cancelled it
-            // as it ran, and counted it twice). Else one cancelled before it started is counted here.
+        if (task instanceof RawTask job) {
             try {
-                queued.tryCancelUnstarted();
+                giveUp(job);
             } catch (Throwable t) { // a waiter's failure is reported by the task: this one is the JVM's
                 reportUncaught(t);
             } finally {
-                if (!queued.ranInPlace()) { // settled once it is not NEW: HELPED is set only by a claim of a NEW task
+                // A task an awaiter claimed runs in place, and its helper counts its end; HELPED is
+                // set only by a claim of a NEW task, so once giveUp returned the flag is settled
+                if (!(job instanceof Task<?> queued && queued.ranInPlace())) {
                     abandoned.incrementAndGet(); // counted as ended, too
                     taskEnded();
                 }
-            }
-            return;
-        }
-        if (task instanceof RawTask job) {
-            try {
-                job.cancel();
-            } catch (Throwable t) {
-                reportUncaught(t);
-            } finally {
-                abandoned.incrementAndGet(); // counted as ended, too
-                taskEnded();
             }
         } else if (HostedPoller.isHostedOrReleased(task)) {
             Carriers.runOnDefaultScheduler(task); // the JDK's poller, released by stop() (as in afterStop)
@@ -883,6 +871,19 @@ public final class Scheduler implements Executor {
             Carriers.moveToDefaultScheduler(resumed, task);
         } else {
             dropped.incrementAndGet();
+        }
+    }
+
+    /**
+     * Cancels a queued job that will never run here: a task only if it has not started, in one
+     * step ({@link Task#tryCancelUnstarted}), since an awaiter may claim it at any moment to run
+     * it in place (a check, then cancel(), would cancel it as it runs).
+     */
+    static void giveUp(RawTask job) {
+        if (job instanceof Task<?> task) {
+            task.tryCancelUnstarted();
+        } else {
+            job.cancel();
         }
     }
 

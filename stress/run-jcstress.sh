@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds Weft's jcstress tests and runs them: stress/run-jcstress.sh [jcstress options...]
-# With no arguments: the RunQueue, Channel, IdleWorkers, Parker, TaskCancelVs*, TaskGiveUpVs* and TaskOnDoneVs* tests (not the *Mutant* ones) in quick
+# With no arguments: the RunQueue, Channel, IdleWorkers, Parker, RunnerAssignVsEnd, TaskCancelVs*, TaskGiveUpVs* and TaskOnDoneVs* tests (not the *Mutant* ones) in quick
 # mode, the lost-wake-up ones without CPU pinning (see below). With arguments: one jcstress call with
 # them, plus -t/-m defaults where not given (e.g. "-t Mutant -af NONE" runs the deliberately broken
 # copies that show the lost-wake-up tests can fail).
@@ -27,7 +27,7 @@ jcstress() {
 if [[ $# -gt 0 ]]; then
     # jopt-simple refuses an option given twice, so a default applies only when not given.
     defaults=()
-    [[ " $* " == *" -t "* ]] || defaults+=(-t '^(?!.*Mutant).*(RunQueue|IdleWorkers|Parker|Channel|Task)')
+    [[ " $* " == *" -t "* ]] || defaults+=(-t '^(?!.*Mutant).*(RunQueue|RunnerAssignVsEnd|IdleWorkers|Parker|Channel|Task)')
     [[ " $* " == *" -m "* ]] || defaults+=(-m quick)
     jcstress "${defaults[@]}" "$@"
     exit
@@ -38,5 +38,5 @@ fi
 # lost-wake-up tests are Termination tests with ONE actor, which jcstress pins to a single CPU:
 # there the signal only runs while the actor is descheduled and never races it (their deliberately
 # broken *Mutant copies then pass too). -af NONE lets actor and signal run on both cores.
-jcstress -t '^(?!.*Mutant).*(RunQueue|Channel|TaskCancelVsComplete|TaskCancelVsShield|TaskCancelVsTaskAbove|TaskCancelVsHelpStart|TaskGiveUpVsHelpClaim|TaskOnDoneVsComplete)' -m quick
+jcstress -t '^(?!.*Mutant).*(RunQueue|Channel|TaskCancelVsComplete|TaskCancelVsShield|TaskCancelVsTaskAbove|TaskCancelVsHelpStart|TaskGiveUpVsHelpClaim|TaskOnDoneVsComplete|RunnerAssignVsEnd)' -m quick
 jcstress -t '^(?!.*Mutant).*(IdleWorkers|Parker|TaskCancelVsPark)' -m quick -af NONE

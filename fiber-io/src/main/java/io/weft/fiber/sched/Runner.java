@@ -70,6 +70,21 @@ final class Runner implements Runnable {
      * `assigned` is volatile: written by the assigning worker (which removed the runner from its
      * pool, so one writer at a time) before unpark, read and cleared by the runner.
      *
+     * Ending: a runner whose loop throws (an error the scheduler's own code threw, with the heap
+     * full: a job's failure is caught in the loop) may end while it sits in its worker's idle pool.
+     * The worker later takes it from the pool and assigns it a job; the unpark of an ended thread
+     * does nothing, and no continuation comes back to run. So, as its loop is over (thrown or not),
+     * the runner sets `ended` (volatile), then takes `assigned` back with a getAndSet and settles
+     * what it finds (Scheduler.discard). The worker, when no continuation came back after an
+     * assign (startJob), reads `ended` after its volatile store of `assigned`: if set, it CASes
+     * the job back out (reclaimIfEnded) and starts it on another runner. Store then load on both
+     * sides: either the worker sees `ended` (then exactly one of the CAS and the getAndSet gets the
+     * job), or the runner's getAndSet comes after the worker's store and gets the job. Never both,
+     * never neither. A runner that ends normally is in no pool (nextForRunner returned STOP, or it
+     * left the pool), so it finds nothing; an ended runner's leftover STOP is ignored. Cost: a
+     * volatile store and an RMW per runner (one in 4,096 jobs), a volatile read only when an assign
+     * gave back no continuation (a stray wake-up's race).
+     *
      * `current` is the job running on this runner, or null: written by the runner (a release
      * store, a plain move on x86: nothing on the per-task path), read by a closing FiberIo that
      * cancels every running task (Scheduler.cancelRunning). The closer may miss a job that
@@ -113,10 +128,13 @@ final class Runner implements Runnable {
      */
 
     private static final VarHandle CURRENT;
+    private static final VarHandle ASSIGNED;
 
     static {
         try {
-            CURRENT = MethodHandles.lookup().findVarHandle(Runner.class, "current", RawTask.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            CURRENT = lookup.findVarHandle(Runner.class, "current", RawTask.class);
+            ASSIGNED = lookup.findVarHandle(Runner.class, "assigned", RawTask.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -154,6 +172,8 @@ final class Runner implements Runnable {
     /** The job running now, or null; see the notes. */
     @SuppressWarnings("unused") // through CURRENT
     private RawTask current;
+    /** Set once this runner's loop is over, before it takes back what was assigned; see the notes, "Ending". */
+    private volatile boolean ended;
     /** Set before this idle runner is woken from a park on its carrier (wakeToLeave); see the notes. */
     private volatile boolean leave;
     /** The runner's thread, set once before it starts. */
@@ -189,6 +209,7 @@ final class Runner implements Runnable {
             name = self.getName();
             loader = self.getContextClassLoader();
             handler = Carriers.ownHandler(self);
+            Throwable failure = null;
             try {
                 Runnable hook = scheduler.beforeRunnerEntry;
                 if (hook != null) {
@@ -197,15 +218,18 @@ final class Runner implements Runnable {
                 slot = Context.newThreadSlot();
                 Context.bind(slot).run(this);
             } catch (Throwable t) {
-                // The first entry allocates (the slot, the binding): with the heap full it throws
-                // before the first job ran. That job is settled as a failed start's is (cancelled
-                // unless a helper took it, and counted), not left unrun and uncounted. The same for
-                // one assigned while this runner was idle, should the loop itself throw.
-                RawTask unrun = takeAssigned();
+                failure = t;
+            }
+            // A job assigned and never taken is settled as a failed start's is (cancelled unless a
+            // helper took it, and counted), not left unrun and uncounted: see the notes, "Ending"
+            RawTask unrun = endAndTakeBack();
+            try {
                 if (unrun != null) {
                     scheduler.discard(unrun);
                 }
-                Scheduler.reportUncaught(t);
+                if (failure != null) {
+                    Scheduler.reportUncaught(failure);
+                }
             } finally {
                 scheduler.runnerEnded(this);
             }
@@ -277,6 +301,10 @@ final class Runner implements Runnable {
      * carrier").
      */
     RawTask awaitAssignment() {
+        Runnable hook = scheduler.beforeRunnerIdles;
+        if (hook != null) {
+            hook.run(); // tests: fail the loop while this runner is in its worker's idle pool
+        }
         RawTask job;
         while ((job = assigned) == null) {
             LockSupport.park(this);
@@ -290,6 +318,26 @@ final class Runner implements Runnable {
         }
         assigned = null;
         return job == STOP ? null : job;
+    }
+
+    /**
+     * Marks this runner ended and takes back the job assigned to it, if any (null for none or
+     * STOP); called once, by the runner as its loop is over. See the notes, "Ending".
+     */
+    RawTask endAndTakeBack() {
+        ended = true;
+        RawTask job = (RawTask) ASSIGNED.getAndSet(this, (RawTask) null);
+        return job == STOP ? null : job;
+    }
+
+    /**
+     * Takes back {@code job}, just assigned to this runner, if the runner has ended without taking
+     * it: its thread is gone, so the assigning worker must run the job elsewhere. Returns false if
+     * the runner is alive (it takes the job, where it runs now) or took the job as it ended (it
+     * settles it). See the notes, "Ending".
+     */
+    boolean reclaimIfEnded(RawTask job) {
+        return ended && ASSIGNED.compareAndSet(this, job, (RawTask) null);
     }
 
     /**

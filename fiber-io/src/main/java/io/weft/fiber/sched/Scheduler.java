@@ -220,6 +220,8 @@ public final class Scheduler implements Executor {
     volatile Runnable beforeRunnerStart;
     /** Tests only: run by a new runner fiber as it first enters, before it binds its context slot. */
     volatile Runnable beforeRunnerEntry;
+    /** Tests only: run by a runner fiber about to wait in its worker's idle pool for its next job. */
+    volatile Runnable beforeRunnerIdles;
     /** Whether the seed decides tie-breaks (FiberIo.Builder.explore); workers read it, never write. */
     final boolean explores;
     /** Orders timers due at the same instant when exploring (used under the TimerHeap's lock), else null. */

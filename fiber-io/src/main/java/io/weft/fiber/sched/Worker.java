@@ -672,8 +672,11 @@ final class Worker implements Runnable, RunQueue.Sweeper {
         Runnable continuation = captured;
         captured = null;
         if (continuation != null) {
-            runTask(continuation); // else: a stray wake-up has the runner running elsewhere; it takes the job there
-        }
+            runTask(continuation);
+        } else if (runner.reclaimIfEnded(job)) {
+            // The runner had ended while in the pool (its loop threw): the job goes to the next one
+            startJob(job);
+        } // else: a stray wake-up has the runner running elsewhere; it takes the job there
     }
 
     /**

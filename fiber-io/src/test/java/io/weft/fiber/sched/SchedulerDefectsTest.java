@@ -686,6 +686,56 @@ class SchedulerDefectsTest {
     }
 
     /**
+     * A runner whose loop threw while it sat in its worker's idle pool (an error the scheduler's own
+     * code threw: with the heap full) ended, but stayed in the pool. The worker later took it from
+     * the pool and assigned it a job: the unpark of an ended thread does nothing, so the job was
+     * neither run nor settled, and its awaiters slept for good. Now the worker takes the job back
+     * from the ended runner and runs it on another.
+     */
+    @Test
+    void aJobAssignedToARunnerThatEndedInTheIdlePoolStillRuns() {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "ended-in-pool", ONE_HOUR_NANOS);
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        List<Throwable> reported = new CopyOnWriteArrayList<>();
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> reported.add(e));
+        try {
+            OutOfMemoryError thrown = new OutOfMemoryError("the runner's idle wait fails (test)");
+            AtomicBoolean failed = new AtomicBoolean();
+            scheduler.beforeRunnerIdles = () -> {
+                if (failed.compareAndSet(false, true)) {
+                    throw thrown;
+                }
+            };
+            AtomicReference<Thread> firstRunner = new AtomicReference<>();
+            Probe first = new Probe(() -> firstRunner.set(Thread.currentThread()));
+            scheduler.submit(first);
+            Awaitility.await()
+                    .dontCatchUncaughtExceptions()
+                    .atMost(WAIT)
+                    .alias("the first runner ran its job, entered the idle pool and ended there")
+                    .until(() -> first.ran.get() && firstRunner.get().getState() == Thread.State.TERMINATED);
+            Probe later = new Probe(() -> {});
+            scheduler.submit(later); // the worker takes the ended runner from its pool for this one
+            Awaitility.await()
+                    .dontCatchUncaughtExceptions()
+                    .atMost(WAIT)
+                    .alias("the job assigned to the ended runner runs on another")
+                    .untilTrue(later.ran);
+            Awaitility.await()
+                    .dontCatchUncaughtExceptions()
+                    .atMost(WAIT)
+                    .alias("both jobs counted as ended")
+                    .until(() -> scheduler.liveTasks() == 0);
+            assertFalse(later.abandoned.get(), "the later job ran, it was not given up");
+            assertEquals(List.of(thrown), reported, "the runner's failure is reported, once");
+        } finally {
+            scheduler.beforeRunnerIdles = null;
+            Thread.setDefaultUncaughtExceptionHandler(before);
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /**
      * As above, with the report failing too: an uncaught-exception handler that prints throws
      * OutOfMemoryError when the heap is full. The report's failure used to end the worker thread
      * (and a runner's, and the stall watch's) just as the first failure did.

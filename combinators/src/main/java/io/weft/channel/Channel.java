@@ -5,6 +5,7 @@ import io.weft.Io;
 import io.weft.ParkToken;
 import io.weft.TimedOut;
 import io.weft.TimerHandle;
+import io.weft.combinators.internal.Deadlines;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
@@ -306,7 +307,7 @@ public final class Channel<T> implements Iterable<T> {
             return item;
         }
         Io io = Io.current();
-        return awaitItem(io, deadlineAfter(io.nowMs(), timeout), timeout);
+        return awaitItem(io, Deadlines.after(io.nowMs(), timeout), timeout);
     }
 
     /** The slow path of both receives: park until an item, the end, or the deadline. */
@@ -357,24 +358,6 @@ public final class Channel<T> implements Iterable<T> {
             // is still linked: take it out, or a later wakeOne would spend a wake-up on it).
             holdsWakeUp = receivers.leave(node);
         }
-    }
-
-    /** {@code now + timeout} rounded up to whole milliseconds, saturating at the far ends. */
-    static long deadlineAfter(long nowMs, Duration timeout) {
-        if (timeout.isNegative() || timeout.isZero()) {
-            return nowMs;
-        }
-        long millis;
-        try {
-            millis = timeout.toMillis();
-            if (!timeout.minusMillis(millis).isZero()) {
-                millis++;
-            }
-        } catch (ArithmeticException overflow) {
-            return Io.NO_DEADLINE - 1;
-        }
-        long deadline = nowMs + millis;
-        return deadline < 0 || deadline >= Io.NO_DEADLINE ? Io.NO_DEADLINE - 1 : deadline;
     }
 
     /**

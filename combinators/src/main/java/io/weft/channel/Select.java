@@ -6,6 +6,7 @@ import io.weft.Io;
 import io.weft.ParkToken;
 import io.weft.Registration;
 import io.weft.TimerHandle;
+import io.weft.combinators.internal.Deadlines;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -259,7 +260,7 @@ public final class Select<R> {
             frozen = true;
         }
         Io io = Io.current();
-        long deadline = onTimeout == null ? Io.NO_DEADLINE : Channel.deadlineAfter(io.nowMs(), timeout);
+        long deadline = onTimeout == null ? Io.NO_DEADLINE : Deadlines.after(io.nowMs(), timeout);
         int[] order = order();
         Object[] links = new Object[clauses.size()];
         boolean[] popped = new boolean[clauses.size()];

@@ -5,6 +5,7 @@ import io.weft.Future;
 import io.weft.Io;
 import io.weft.ParkToken;
 import io.weft.TimedOut;
+import io.weft.combinators.internal.Deadlines;
 import io.weft.internal.CancelScope;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -198,24 +199,10 @@ public final class Scope implements AutoCloseable {
             this.ownerStop = CancelScope.open();
         } else {
             this.clock = Io.current();
-            this.deadlineMs = deadline(clock.nowMs(), timeout);
+            this.deadlineMs = Deadlines.after(clock.nowMs(), timeout);
             this.timedOut = new TimedOut("the scope's deadline passed (" + timeout + " after it opened)");
             this.ownerStop = CancelScope.open(clock, deadlineMs, timedOut);
         }
-    }
-
-    /** now + timeout in ms, saturating at NO_DEADLINE (a timeout that long never passes). */
-    private static long deadline(long nowMs, Duration timeout) {
-        long ms;
-        try {
-            ms = timeout.toMillis();
-        } catch (ArithmeticException tooLong) {
-            return Io.NO_DEADLINE;
-        }
-        if (ms <= 0) {
-            return nowMs;
-        }
-        return ms >= Io.NO_DEADLINE - nowMs ? Io.NO_DEADLINE : nowMs + ms;
     }
 
     /**

@@ -5,6 +5,7 @@ import io.weft.Future;
 import io.weft.Io;
 import io.weft.TimedOut;
 import io.weft.combinators.RetryPolicy;
+import io.weft.combinators.internal.Deadlines;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -310,6 +311,8 @@ public final class Processes implements AutoCloseable {
      */
     public List<Pid<?>> shutdown(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
+        Io io = Io.current();
+        long deadline = Deadlines.after(io.nowMs(), timeout);
         closed = true;
         List<Proc<?>> all = new ArrayList<>(live.values());
         for (Proc<?> process : all) {
@@ -317,13 +320,14 @@ public final class Processes implements AutoCloseable {
             process.endIfIdle();
             process.cancelRun();
         }
-        Io io = Io.current();
-        long deadline = io.nowMs() + Math.max(0, timeout.toMillis());
         List<Pid<?>> notEnded = new ArrayList<>();
         for (Proc<?> process : all) {
-            long left = deadline - io.nowMs();
             try {
-                process.termination.await(Duration.ofMillis(Math.max(0, left)));
+                if (deadline == Io.NO_DEADLINE) {
+                    process.termination.await();
+                } else {
+                    process.termination.await(Duration.ofMillis(Math.max(0, deadline - io.nowMs())));
+                }
             } catch (TimedOut stillRunning) {
                 notEnded.add(process.pid);
             } catch (RuntimeException endedWithFailure) {

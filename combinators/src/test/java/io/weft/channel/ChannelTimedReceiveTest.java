@@ -9,6 +9,7 @@ import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Io;
 import io.weft.TimedOut;
+import io.weft.fiber.FiberIo;
 import io.weft.testing.Ios;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -66,6 +68,24 @@ class ChannelTimedReceiveTest {
                 return opened.io().nowMs() - start;
             });
             assertTrue(waited >= 30, "timed out after " + waited + " ms");
+        }
+    }
+
+    /**
+     * A receive whose timeout is beyond the clock's range used to arm a timer one millisecond
+     * before the end of that range: on a virtual clock with nothing else to do, the clock jumped
+     * there, the receive timed out, and every later deadline (saturated to the end) never came.
+     * Now it waits as an untimed receive does, and the clock stays where it was.
+     */
+    @Test
+    void aReceiveWithATimeoutBeyondTheClocksRangeDoesNotMoveAVirtualClock() throws Exception {
+        try (FiberIo io = FiberIo.builder().workers(1).virtualClock().build()) {
+            Channel<String> channel = Channel.bounded(1);
+            Future<String> received = io.spawn(() -> channel.receive(Duration.ofSeconds(Long.MAX_VALUE)));
+            await().atMost(PATIENCE).until(() -> channel.waitingReceivers() == 1);
+            assertTrue(channel.trySend("late"), "the receiver waits, not timed out");
+            assertEquals("late", received.await());
+            assertEquals(0, io.nowMs(), "the virtual clock did not move");
         }
     }
 

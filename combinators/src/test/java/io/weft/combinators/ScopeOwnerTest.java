@@ -27,6 +27,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -684,6 +686,25 @@ class ScopeOwnerTest {
             assertEquals(kind.inline() ? 1 : 2, started.get());
             assertEquals(started.get(), finallies.get());
         }
+    }
+
+    /**
+     * A timeout is rounded up to a whole millisecond, as every other timeout is: half a
+     * millisecond used to be rounded down to none, so the scope's deadline had passed as it
+     * opened and a block that returns at once timed out. On the virtual-clock Ios: on a real one
+     * the block itself may take the millisecond.
+     */
+    @ParameterizedTest
+    @MethodSource("virtualClocks")
+    void aTimeoutUnderAMillisecondIsNotNone(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            String out = opened.call(() -> Scope.call(Duration.ofNanos(500_000), scope -> "in time"));
+            assertEquals("in time", out);
+        }
+    }
+
+    static Stream<Named<Ios.Kind>> virtualClocks() {
+        return Ios.all().filter(named -> named.getPayload().virtualClock());
     }
 
     @ParameterizedTest

@@ -14,6 +14,7 @@ import io.weft.channel.Channel;
 import io.weft.combinators.RetryPolicy;
 import io.weft.testing.Ios;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -299,6 +300,30 @@ class ProcessesTest {
             assertThrows(IllegalStateException.class, () -> processes.spawn("late", () -> (self, m) -> {}));
             assertThrows(ProcessNotFound.class, () -> processes.send(busy, new Add(1)));
             assertTrue(failures.isEmpty(), "a shutdown is not a failure: " + failures);
+        }
+    }
+
+    /**
+     * A shutdown timeout too long for the clock waits for the processes to end. It used to
+     * overflow the deadline: every process was reported as not ended without a wait (a timeout of
+     * Long.MAX_VALUE ms), or the call threw ArithmeticException after the registry had closed
+     * (ChronoUnit.FOREVER).
+     */
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aShutdownTimeoutBeyondTheClocksRangeWaitsForTheProcesses(Ios.Kind kind) {
+        for (Duration forever : List.of(Duration.ofMillis(Long.MAX_VALUE), ChronoUnit.FOREVER.getDuration())) {
+            try (Ios.Opened opened = Ios.open(kind)) {
+                List<Pid<?>> notEnded = opened.call(() -> {
+                    Processes processes = Processes.create();
+                    Pid<Msg> a = processes.spawn("a", Counter::new);
+                    processes.send(a, new Add(1));
+                    assertEquals(
+                            1L, processes.<Msg, Long>ask(a, Get::new, PATIENCE).await());
+                    return processes.shutdown(forever);
+                });
+                assertEquals(List.of(), notEnded, "shutdown(" + forever + ")");
+            }
         }
     }
 

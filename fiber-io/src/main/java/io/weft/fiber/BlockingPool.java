@@ -3,7 +3,10 @@ package io.weft.fiber;
 import io.weft.Cancelled;
 import io.weft.Future;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -32,13 +35,20 @@ final class BlockingPool {
      * Future.from(...).await(): a Weft suspend point, so the task's fiber unmounts and its worker
      * runs other tasks; a cancel wakes it at once, and it then interrupts the body's thread (its
      * value, if any, goes nowhere). Made on first use; closing the FiberIo interrupts the
-     * bodies still running (their callers were cancelled and stopped waiting already).
+     * bodies still running (their callers were cancelled and stopped waiting already) and fails
+     * the queued ones with RejectedExecutionException (FiberIo.callBlocking turns it into the
+     * IllegalStateException of a call after close): a shielded caller still waits for its answer. A body the rejection handler queues as the pool shuts down is taken back out and
+     * refused (enqueue, then re-check: shutdownNow sets the state, then drains, so either the
+     * drain has it or the re-check sees the shutdown). Pool threads inherit no
+     * InheritableThreadLocal values and get the FiberIo's context class loader: a thread is made
+     * on whichever task's call needed it, and later runs other tasks' bodies.
      *
-     * Per call: a CompletableFuture, the pool's FutureTask, a bodiless Weft task and a ParkToken;
+     * Per call: a Call (the pool's FutureTask and the caller's CompletableFuture), a bodiless Weft task and a ParkToken;
      * a hand-off or a thread start; no lock on the caller's path beyond the pool's own.
      */
 
     private final ThreadPoolExecutor pool;
+    private final String name;
 
     /** A queue whose offer succeeds only when a pool thread is waiting for work. */
     private static final class HandOff extends LinkedTransferQueue<Runnable> {
@@ -54,7 +64,12 @@ final class BlockingPool {
         }
     }
 
-    BlockingPool(String name, int max) {
+    /**
+     * @param loader the context class loader of every pool thread: the FiberIo's (that of the
+     *     thread that built it, as its workers and runners have), not that of the task whose
+     *     call made the thread
+     */
+    BlockingPool(String name, int max, ClassLoader loader) {
         AtomicInteger numbers = new AtomicInteger();
         HandOff queue = new HandOff();
         this.pool = new ThreadPoolExecutor(
@@ -63,39 +78,79 @@ final class BlockingPool {
                 30,
                 TimeUnit.SECONDS,
                 queue,
-                body -> Thread.ofPlatform()
-                        .daemon()
-                        .name(name + "-blocking-" + numbers.incrementAndGet())
-                        .unstarted(body),
+                body -> {
+                    Thread thread = Thread.ofPlatform()
+                            .daemon()
+                            .name(name + "-blocking-" + numbers.incrementAndGet())
+                            .inheritInheritableThreadLocals(false) // not the values of the task that made it
+                            .unstarted(body);
+                    thread.setContextClassLoader(loader); // nor its loader
+                    return thread;
+                },
                 (body, executor) -> {
                     if (executor.isShutdown()) {
-                        throw new RejectedExecutionException(name + " is closed: it runs no more blocking calls");
+                        throw closed();
                     }
                     queue.enqueue(body); // every thread is busy: the first to finish takes it
+                    if (executor.isShutdown() && queue.remove(body)) {
+                        throw closed(); // shutdownNow drained the queue before this enqueue: not left there
+                    }
                 });
+        this.name = name;
     }
 
     /** Runs {@code body} on a pool thread while the calling task suspends; see Io.blocking. */
     <T> T call(Callable<T> body) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        java.util.concurrent.Future<?> running = pool.submit(() -> {
-            try {
-                result.complete(body.call());
-            } catch (Throwable failure) {
-                result.completeExceptionally(failure);
-            }
-        });
+        Call<T> call = new Call<>(body);
+        pool.execute(call);
         try {
-            return Future.from(result).await(); // suspends the task; the workers run others
+            return Future.from(call.result).await(); // suspends the task; the workers run others
         } catch (Cancelled cancelled) {
-            running.cancel(true); // the body is interrupted; its value, if any, is dropped
+            call.cancel(true); // the body is interrupted; its value, if any, is dropped
             throw cancelled;
         }
     }
 
-    /** Refuses new bodies and interrupts the running ones. */
+    /**
+     * Refuses new bodies, interrupts the running ones, and fails the queued ones, which will never
+     * run, so a caller still waiting (a shielded one) gets an answer.
+     */
     void shutdownNow() {
-        pool.shutdownNow();
+        for (Runnable queued : pool.shutdownNow()) {
+            if (queued instanceof Call<?> call) {
+                call.result.completeExceptionally(
+                        new RejectedExecutionException(name + " closed before this blocking call ran"));
+                call.cancel(false);
+            }
+        }
+    }
+
+    private RejectedExecutionException closed() {
+        return new RejectedExecutionException(name + " is closed: it runs no more blocking calls");
+    }
+
+    /** A body on its way through the pool: its caller's result is completed however it ends, run or not. */
+    private static final class Call<T> extends FutureTask<T> {
+        final CompletableFuture<T> result = new CompletableFuture<>();
+
+        Call(Callable<T> body) {
+            super(body);
+        }
+
+        @Override
+        protected void done() {
+            if (isCancelled()) {
+                result.cancel(false); // unless already failed: a cancelled caller is not waiting
+                return;
+            }
+            try {
+                result.complete(get());
+            } catch (ExecutionException failed) {
+                result.completeExceptionally(failed.getCause());
+            } catch (InterruptedException | CancellationException impossible) {
+                result.completeExceptionally(impossible); // done() runs once the outcome is set
+            }
+        }
     }
 
     /** How many pool threads exist now. */

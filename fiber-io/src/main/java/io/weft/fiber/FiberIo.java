@@ -149,8 +149,12 @@ public final class FiberIo implements Io, AutoCloseable {
     private volatile boolean closed;
     /** Set by shutdown if some worker thread did not end in time (a fiber blocking its carrier). */
     private volatile String stuckWorkers;
+    /** What the closing shutdown returned; written before `closed`. */
+    private List<RawTask> unfinishedAtClose = List.of();
     /** Runs Io.blocking bodies; made on first use (under blockingLock, which close takes too). */
     private volatile BlockingPool blockingPool;
+    /** The context class loader of the thread that built this FiberIo: its blocking threads get it. */
+    private final ClassLoader loader = Thread.currentThread().getContextClassLoader();
 
     private final Object blockingLock = new Object();
     private final int blockingThreads;
@@ -655,7 +659,7 @@ public final class FiberIo implements Io, AutoCloseable {
                     throw new IllegalStateException(this + " is closed: it runs no more blocking calls");
                 }
                 if (blockingPool == null) {
-                    blockingPool = new BlockingPool(name, blockingThreads);
+                    blockingPool = new BlockingPool(name, blockingThreads, loader);
                 }
                 pool = blockingPool;
             }
@@ -714,7 +718,8 @@ public final class FiberIo implements Io, AutoCloseable {
      * place); queued ones when a worker takes them, before they start (their bodies never run);
      * those queued on a worker that a fiber keeps blocked are cancelled when the workers are
      * stopped. A spawn racing this call is either refused (IllegalStateException) or cancelled
-     * with the rest. Idempotent.
+     * with the rest. Idempotent: a later call, or one that waited for a concurrent one, waits no
+     * more and returns the tasks of the first call's answer that have still not finished.
      *
      * @param timeout how long to wait for the tasks to unwind
      * @return the tasks that had started and not finished when the timeout passed (empty if all did)
@@ -724,7 +729,7 @@ public final class FiberIo implements Io, AutoCloseable {
     public List<RawTask> shutdown(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         if (closed) {
-            return List.of();
+            return stillUnfinished();
         }
         if (scheduler.isWorkerThread()) {
             throw new IllegalStateException(
@@ -732,7 +737,7 @@ public final class FiberIo implements Io, AutoCloseable {
         }
         synchronized (this) {
             if (closed) {
-                return List.of();
+                return stillUnfinished(); // a concurrent call closed it meanwhile: its answer, as it is now
             }
             closing = true;
             List<FiberExecutor> open;
@@ -765,9 +770,15 @@ public final class FiberIo implements Io, AutoCloseable {
             // The workers get what is left of the timeout, and at least a moment to see the stop.
             long left = Math.max(TimeUnit.MILLISECONDS.toNanos(100), deadline - System.nanoTime());
             stuckWorkers = scheduler.stop(Duration.ofNanos(left)) ? null : scheduler.describeLiveWorkers();
+            unfinishedAtClose = unfinished;
             closed = true;
             return unfinished;
         }
+    }
+
+    /** The tasks the closing shutdown found unfinished that have still not finished. */
+    private List<RawTask> stillUnfinished() {
+        return unfinishedAtClose.stream().filter(task -> !task.isDone()).toList();
     }
 
     /**
@@ -780,6 +791,9 @@ public final class FiberIo implements Io, AutoCloseable {
     public void close() {
         boolean first = !closed;
         List<RawTask> unfinished = shutdown(closeTimeout);
+        if (!first) {
+            return; // closed before this call: nothing to report again
+        }
         if (!unfinished.isEmpty()) {
             throw new IllegalStateException(unfinished.size() + " task(s) of " + name + " did not finish within "
                     + closeTimeout + " of being cancelled (they stay parked, and go on on the JDK's default"
@@ -787,7 +801,7 @@ public final class FiberIo implements Io, AutoCloseable {
                     + unfinished);
         }
         String stuck = stuckWorkers;
-        if (first && stuck != null) {
+        if (stuck != null) {
             throw new IllegalStateException("some worker threads of " + name + " did not stop within " + closeTimeout
                     + " (a fiber blocking its carrier: pinned, or in blocking file I/O):\n" + stuck);
         }

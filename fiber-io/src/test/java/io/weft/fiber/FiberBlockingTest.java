@@ -2,6 +2,7 @@ package io.weft.fiber;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,13 +12,16 @@ import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Io;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** {@link Io#blocking} on FiberIo: the body blocks a pool thread, not a worker. */
@@ -112,6 +116,73 @@ class FiberBlockingTest {
             String self = Thread.currentThread().getName();
             assertEquals(self, io.callBlocking(() -> Thread.currentThread().getName()));
         }
+    }
+
+    /**
+     * A pool thread is made on whichever task's call needed it and then runs other tasks' bodies:
+     * it used to inherit that task's InheritableThreadLocal values and context class loader, which
+     * every later body on it then saw.
+     */
+    @Test
+    void poolThreadsCarryNoValuesOrLoaderOfTheTaskThatMadeThem() {
+        InheritableThreadLocal<String> tenant = new InheritableThreadLocal<>();
+        ClassLoader own = Thread.currentThread().getContextClassLoader();
+        ClassLoader tasks = new ClassLoader(own) {};
+        try (FiberIo io = FiberIo.builder().workers(1).blockingThreads(1).build()) {
+            String made = io.call(() -> {
+                tenant.set("A");
+                Thread.currentThread().setContextClassLoader(tasks);
+                return Io.blocking(() -> Thread.currentThread().getName()); // makes the one pool thread
+            });
+            List<Object> seen = io.call(() -> Io.blocking(() -> {
+                Thread self = Thread.currentThread();
+                return List.of(self.getName(), String.valueOf(tenant.get()), self.getContextClassLoader());
+            }));
+            assertEquals(List.of(made, "null", own), seen);
+        }
+    }
+
+    /**
+     * A blocking body still queued when the FiberIo closes never runs: its caller used to wait for
+     * good when shielded (an unshielded one is cancelled and stops waiting). It now fails as a
+     * call after the close does (IllegalStateException).
+     */
+    @Test
+    void aShieldedCallerWhoseBodyWasQueuedAtCloseGetsAnAnswer() throws Exception {
+        FiberIo io = FiberIo.builder()
+                .workers(1)
+                .blockingThreads(1)
+                .closeTimeout(Duration.ofMillis(200))
+                .build();
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<Object> busy = io.spawn(() -> Io.blocking(() -> {
+            entered.countDown();
+            while (true) { // the one thread stays busy through the close: this body ignores interrupts
+                try {
+                    release.await();
+                    return null;
+                } catch (InterruptedException ignored) {
+                    // keep waiting
+                }
+            }
+        }));
+        entered.await();
+        AtomicReference<Thread> queuer = new AtomicReference<>();
+        AtomicBoolean ran = new AtomicBoolean();
+        Future<Object> shielded = io.spawn(() -> Io.shield(() -> {
+            queuer.set(Thread.currentThread());
+            return Io.blocking(() -> ran.getAndSet(true)); // queued behind the busy body
+        }));
+        await().until(() -> queuer.get() != null && queuer.get().getState() == Thread.State.WAITING);
+        IllegalStateException report = assertThrows(IllegalStateException.class, io::close);
+        assertTrue(report.getMessage().contains("1 task(s)"), report.getMessage());
+        await().until(shielded::isDone);
+        IllegalStateException closed = assertInstanceOf(IllegalStateException.class, shielded.exceptionNow());
+        assertInstanceOf(RejectedExecutionException.class, closed.getCause(), closed::toString);
+        assertFalse(ran.get(), "the queued body never ran");
+        assertEquals(Future.State.CANCELLED, busy.state());
+        release.countDown();
     }
 
     @Test

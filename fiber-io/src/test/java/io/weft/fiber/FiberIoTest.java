@@ -286,6 +286,33 @@ class FiberIoTest {
         assertSame(stubborn, unfinished.get(0));
     }
 
+    /**
+     * Two shutdowns at once (a shutdown hook and a try-with-resources): the one that waited for the
+     * other used to return an empty list, as if every task had finished, while the stubborn one
+     * still ran. Both now name it; so does a later call while it still runs.
+     */
+    @Test
+    void aShutdownThatWaitedForAnotherReturnsTheTasksStillUnfinished() throws Exception {
+        FiberIo io = FiberIo.builder().workers(1).build();
+        CompletableFuture<Void> parked = new CompletableFuture<>();
+        Future<String> stubborn = Io.with(io)
+                .call(() -> Io.async(() -> Io.shield(() -> {
+                    ParkToken park = ParkToken.create();
+                    parked.complete(null);
+                    Io.current().suspendRaw(park);
+                    return "never";
+                })));
+        parked.join();
+        CompletableFuture<List<RawTask>> first =
+                CompletableFuture.supplyAsync(() -> io.shutdown(Duration.ofMillis(300)));
+        CompletableFuture<List<RawTask>> second =
+                CompletableFuture.supplyAsync(() -> io.shutdown(Duration.ofMillis(300)));
+        assertEquals(List.of(stubborn), first.get());
+        assertEquals(List.of(stubborn), second.get());
+        assertEquals(List.of(stubborn), io.shutdown(Duration.ZERO), "a later call, while it still runs");
+        io.close(); // closed before: nothing to report again
+    }
+
     @Test
     void closingAClosedFiberIoFromAnywhereDoesNothing() {
         FiberIo io = FiberIo.builder().workers(1).build();

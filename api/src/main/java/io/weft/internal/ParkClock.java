@@ -34,6 +34,14 @@ public final class ParkClock {
      * when it ends, in a finally). keep() writes the tick before it counts itself, so a reader
      * that sees a keeper sees a tick at least that recent.
      *
+     * The first keeper writes the tick whatever it held: "forward" is a wrap-safe int comparison,
+     * which reads a value 2^31 units (about 26 days) or more away as behind. The tick starts at 0,
+     * and nanoTime's unit as an int is negative for half of every 52 days of a JVM's clock (on
+     * Linux, the machine's uptime); a tick last written by a keeper that ended weeks ago is just
+     * as far off. Either way a first keeper's tick was never written, and every park stamped the
+     * stale value (FiberDump's ages read wrong). Two first keepers at once both write: their
+     * values are a race's width apart.
+     *
      * Memory: `tick` is written by keepers (each about once per unit, only when the unit
      * changed, and only forward: a keeper that read the clock before another one's newer write
      * does not move it back by more than the width of that race) and read by every park;
@@ -73,7 +81,11 @@ public final class ParkClock {
      * @param nanoTime {@link System#nanoTime()}, read just now
      */
     public static void keep(long nanoTime) {
-        tick(nanoTime);
+        if (KEEPERS.get() == 0) {
+            tick = (int) (nanoTime >>> SHIFT); // whatever it was: see the notes, "The first keeper"
+        } else {
+            tick(nanoTime);
+        }
         KEEPERS.incrementAndGet();
     }
 

@@ -24,6 +24,28 @@ class ParkClockTickTest {
         assertEquals(before, ParkClock.keepers());
     }
 
+    /**
+     * A tick 2^31 units (about 26 days) or more away from the clock reads as ahead of it: the tick
+     * left by a keeper that ended weeks ago, or the initial 0 on a machine whose clock's unit is
+     * negative as an int. The first keeper used to leave such a tick as it was.
+     */
+    @Test
+    void theFirstKeeperWritesTheTickHoweverFarOffItWas() {
+        if (ParkClock.keepers() != 0) {
+            return; // a keeper from elsewhere in this JVM: no first keeper here
+        }
+        long base = System.nanoTime() + 1_000 * UNIT; // ahead of any tick written in this JVM
+        ParkClock.keep(base);
+        ParkClock.release();
+        long weeksLater = base + (1L << 31) * UNIT; // as an int, Integer.MIN_VALUE units on: "behind"
+        ParkClock.keep(weeksLater);
+        try {
+            assertEquals((int) (weeksLater >>> ParkClock.SHIFT), ParkClock.now());
+        } finally {
+            ParkClock.release();
+        }
+    }
+
     @Test
     void withNoKeeperAParkReadsTheClock() {
         int before = ParkClock.keepers();

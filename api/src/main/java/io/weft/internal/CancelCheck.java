@@ -137,6 +137,16 @@ final class CancelCheck {
     }
 
     /**
+     * Whether the cancel of a task below {@code task} on its stack (an awaiter running it in
+     * place, through tasks run in place) is in effect for it when its state is {@code s}: the
+     * walk's answer is a task other than {@code task}. One read of the word when nothing below was
+     * cancelled. For the interrupt that such a cancel sends a blocking JDK call (CancelInterrupts).
+     */
+    static boolean cancelledBelow(Task<?> task, long s) {
+        return (s & BELOW_CANCELLED) != 0 && stopper(task, s, null) instanceof Task<?> by && by != task;
+    }
+
+    /**
      * Sets BELOW_CANCELLED on {@code task} if it runs in place (HELPED) and has not ended; returns
      * whether it runs in place, i.e. whether a cancel below reaches it and the tasks above it.
      */

@@ -1,6 +1,7 @@
 package io.weft.internal;
 
 import static io.weft.internal.TaskState.CANCEL_REQUESTED;
+import static io.weft.internal.TaskState.HELPED;
 import static io.weft.internal.TaskState.INTERRUPTED;
 import static io.weft.internal.TaskState.INTERRUPTING;
 import static io.weft.internal.TaskState.LIFECYCLE;
@@ -31,7 +32,12 @@ final class CancelInterrupts {
      * one (clears the flag); leaving the outermost shield of a cancelled task re-interrupts it,
      * since the cancellation is in effect again;
      * (3) a task running another above it on its stack (join helping, an inline child) is not
-     * interrupted: the interrupt would land in the other task.
+     * interrupted: the interrupt would land in the other task. Its cancel interrupts the topmost
+     * task run in place above it instead, if every task between runs in place (a task run in place
+     * is part of its awaiter: its blocking call gives up as the awaiter's own would, and as the
+     * awaiter, parked in await had the task started elsewhere, would wake). That task is
+     * interrupted under the same rules, on its own state word, as if cancelled itself: see "Cancel
+     * from below" for the rest.
      *
      * For (3) the two sides pair up like cancel vs park: the task below writes `helping`
      * (volatile) then waits out INTERRUPTING (hold); the canceller CASes INTERRUPTING in, then
@@ -46,6 +52,17 @@ final class CancelInterrupts {
      * awaiter and sees the awaiter's cancellation at its suspend points; an inline child is a
      * task of its own and does not. A helped task's interrupt status is set aside and given back
      * too (Task.runHelped), so an Io that helps awaiters only sets aside the rest of the thread.
+     *
+     * Cancel from below: a task run in place (HELPED) for which the cancel of a task below is in
+     * effect (CancelCheck.cancelledBelow: marked BELOW_CANCELLED and the walk, shields included,
+     * finds the cancelled task) is treated as cancelled for the interrupt's rules: the awaiter's
+     * canceller interrupts the top (interruptRunInPlace, after marking: CancelCheck.markAbove); a
+     * task run in place that starts already marked interrupts itself as it starts (its awaiter's
+     * canceller may have found no task above it yet, and interrupted the awaiter, whose interrupt
+     * startAbove took off the thread); reclaim and Task.exitShield re-interrupt it; and its body's
+     * InterruptedException ends it CANCELLED. A top that changes meanwhile (it starts another task
+     * in place) is settled by those same paths: the new task starts marked, and reclaim gives the
+     * top its interrupt back.
      *
      * The thread is published (release) after NEW -> RUNNING and startAbove, by the thread that
      * won it; a canceller that sees RUNNING before it waits until it is there (a few
@@ -99,6 +116,33 @@ final class CancelInterrupts {
         }
     }
 
+    /**
+     * After {@code awaiter}'s cancel found it running a task above it: interrupts the topmost task
+     * run in place above it, if every task between runs in place and the cancel is in effect for
+     * it (a shield of one of them holds it back); see the notes, (3) and "Cancel from below".
+     */
+    static void interruptRunInPlace(Task<?> awaiter) {
+        Task<?> top = awaiter;
+        for (Task<?> above; (above = top.helping()) != null; top = above) {
+            if ((above.word() & HELPED) == 0) {
+                return; // an inline child: a task of its own, which the awaiter's cancel does not reach
+            }
+        }
+        if (top != awaiter) {
+            interruptIfCancelledBelow(top);
+        }
+    }
+
+    /**
+     * Interrupts {@code task}, run in place, if the cancel of a task below it is in effect for it;
+     * on its own thread as it starts, or from its awaiter's canceller (interruptRunInPlace).
+     */
+    static void interruptIfCancelledBelow(Task<?> task) {
+        if (CancelCheck.cancelledBelow(task, task.word())) {
+            interruptBlockedCall(task);
+        }
+    }
+
     private static void clearBits(Task<?> task, long bits) {
         while (true) {
             long s = task.word();
@@ -141,8 +185,9 @@ final class CancelInterrupts {
             if ((s & INTERRUPTED) != 0) {
                 return true;
             }
-            if ((s & (LIFECYCLE | CANCEL_REQUESTED | SHIELD_MASK)) != (RUNNING | CANCEL_REQUESTED)
-                    || task.helping() != null) {
+            if ((s & (LIFECYCLE | SHIELD_MASK)) != RUNNING
+                    || task.helping() != null
+                    || ((s & CANCEL_REQUESTED) == 0 && !CancelCheck.cancelledBelow(task, s))) {
                 return false;
             }
             if (task.casWord(s, s | INTERRUPTED)) {
@@ -153,7 +198,8 @@ final class CancelInterrupts {
 
     /** Whether {@code t} is how a blocking JDK call reports the interrupt a cancel of {@code task} sent. */
     static boolean isInterruptFromCancel(Task<?> task, Throwable t) {
-        return (task.word() & CANCEL_REQUESTED) != 0
+        long s = task.word();
+        return ((s & CANCEL_REQUESTED) != 0 || CancelCheck.cancelledBelow(task, s))
                 && (t instanceof InterruptedException
                         || t instanceof java.nio.channels.ClosedByInterruptException
                         || t instanceof java.io.InterruptedIOException);

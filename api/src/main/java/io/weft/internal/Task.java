@@ -427,13 +427,17 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
      * thread's context slot, already looked up.
      */
     private void runClaimed(Task<?> parent, Context.Slot slot) {
-        if (parent != null) {
-            startAbove(parent); // out of line, as is endAbove: this method stays small enough to inline
-        }
+        // out of line, as is endAbove: this method stays small enough to inline
+        boolean startsCancelled = parent != null && startAbove(parent);
         // Published after startAbove cleared the parent's interrupt: a cancel of this task that
         // comes sooner waits for it (CancelInterrupts), so its interrupt is never cleared with the parent's
         THREAD.setRelease(this, Thread.currentThread());
         try {
+            if (startsCancelled) {
+                // Its awaiter's cancel came first: a blocking call of this task gives up as the
+                // awaiter's own would (CancelInterrupts, "Cancel from below")
+                CancelInterrupts.interruptIfCancelledBelow(this);
+            }
             T value;
             if (slot.owner == Thread.currentThread()) { // this task current in the thread's own slot: no binding
                 Object saved = slot.current;
@@ -462,8 +466,11 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         }
     }
 
-    /** Records that this task runs above {@code parent} on the calling thread's stack, from now until endAbove. */
-    private void startAbove(Task<?> parent) {
+    /**
+     * Records that this task runs above {@code parent} on the calling thread's stack, from now
+     * until endAbove; returns whether it starts marked by a cancel below (BELOW_CANCELLED).
+     */
+    private boolean startAbove(Task<?> parent) {
         inlineParent = parent;
         parent.helping = this; // the parent's cancel no longer interrupts this thread: CancelInterrupts.hold
         if (CancelInterrupts.hold(parent)) {
@@ -475,7 +482,9 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         // task in `helping` and marks it (CancelCheck)
         if ((state & HELPED) != 0 && (parent.state & (CANCEL_REQUESTED | BELOW_CANCELLED)) != 0) {
             CancelCheck.markBelowCancelled(this);
+            return true;
         }
+        return false;
     }
 
     /** After this task, run above {@code parent}, ended: {@code parent} is on top of the stack again. */
@@ -624,9 +633,11 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                 } else if (helping != null) {
                     // It runs another task above it: a task run in place (join helping) is part of
                     // it, so wake it if it is parked at a suspend point, where it sees this cancel
-                    // through its inline parent (one side sees the other: see wakeParked); an
-                    // inline child, a task of its own, parks again
+                    // through its inline parent (one side sees the other: see wakeParked), and
+                    // interrupt it if it is in a blocking JDK call; an inline child, a task of its
+                    // own, parks again and is not interrupted
                     wakeParked();
+                    CancelInterrupts.interruptRunInPlace(this);
                 } else {
                     CancelInterrupts.interruptBlockedCall(this);
                 }
@@ -761,10 +772,10 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
                 throw new IllegalStateException("exitShield without enterShield");
             }
             boolean reinterrupt = (s & SHIELD_MASK) == SHIELD_ONE
-                    && (s & CANCEL_REQUESTED) != 0
                     && (s & LIFECYCLE) == RUNNING
                     && helping == null
-                    && Thread.currentThread() == thread;
+                    && Thread.currentThread() == thread
+                    && ((s & CANCEL_REQUESTED) != 0 || CancelCheck.cancelledBelow(this, s - SHIELD_ONE));
             if (STATE.compareAndSet(this, s, (reinterrupt ? s | INTERRUPTED : s) - SHIELD_ONE)) {
                 if (reinterrupt) {
                     Thread.currentThread().interrupt(); // the cancellation is in effect again

@@ -260,6 +260,70 @@ class TasksBeforeThreadsTest {
     }
 
     /**
+     * A task run in place is part of its awaiter: a cancel of the awaiter reaches it in a blocking
+     * JDK call too, as it reaches the awaiter's own (issue 13), and as it would have reached the
+     * awaiter had the task started elsewhere (the awaiter, parked in await, wakes at once). It
+     * used to wake only a task parked at a Weft suspend point: the awaiter stayed stuck under a
+     * latch's await for good. Also: a shield of the task run in place holds the interrupt back
+     * until it ends, and the interrupt is never left on the thread for the next task.
+     */
+    @Test
+    void cancellingAnAwaiterInterruptsTheTaskItRunsInPlaceInABlockingCall() throws Exception {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            for (boolean shielded : new boolean[] {false, true}) {
+                AtomicReference<Future<?>> helped = new AtomicReference<>();
+                AtomicReference<Thread> awaiterThread = new AtomicReference<>();
+                AtomicReference<Thread> helpedThread = new AtomicReference<>();
+                CountDownLatch inside = new CountDownLatch(1);
+                CountDownLatch shieldGate = new CountDownLatch(1);
+                AtomicBoolean interruptedInShield = new AtomicBoolean();
+                AtomicBoolean interrupted = new AtomicBoolean();
+                Future<Object> awaiter = io.spawn(() -> {
+                    awaiterThread.set(Thread.currentThread());
+                    Future<Object> child = Io.async(() -> {
+                        helped.set(Io.currentTask().orElseThrow());
+                        helpedThread.set(Thread.currentThread());
+                        if (shielded) {
+                            Io.shield(() -> {
+                                inside.countDown();
+                                try {
+                                    shieldGate.await(); // a shield: the cancel's interrupt waits for its end
+                                } catch (InterruptedException e) {
+                                    interruptedInShield.set(true);
+                                }
+                                return null;
+                            });
+                        } else {
+                            inside.countDown();
+                        }
+                        try {
+                            new CountDownLatch(1).await(); // blocks the thread: no Weft suspend point
+                        } catch (InterruptedException e) {
+                            interrupted.set(true);
+                            throw e;
+                        }
+                        return "never";
+                    });
+                    return child.await();
+                });
+                inside.await();
+                assertSame(awaiterThread.get(), helpedThread.get(), "the child ran in place, on its awaiter's thread");
+                assertTrue(awaiter.cancel());
+                if (shielded) {
+                    shieldGate.countDown();
+                }
+                assertThrows(Cancelled.class, () -> awaiter.await(Duration.ofSeconds(10)));
+                assertTrue(interrupted.get(), "the blocking call of the task run in place gave up");
+                assertFalse(interruptedInShield.get(), "not inside the shield");
+                assertEquals(Future.State.CANCELLED, helped.get().state(), "it unwound as cancelled");
+                assertFalse(
+                        io.call(() -> Thread.currentThread().isInterrupted()),
+                        "no interrupt is left for the next task");
+            }
+        }
+    }
+
+    /**
      * Awaits run in place inside one another (A runs B, B runs C): a cancel of A reaches C, parked
      * two levels up, and every level unwinds as cancelled.
      */
@@ -299,10 +363,11 @@ class TasksBeforeThreadsTest {
     }
 
     /**
-     * A cancel that comes while the awaiter runs a task in place does not interrupt the thread
-     * (the interrupt would land in the helped task); it is delivered once the awaiter is back on
-     * top, so a blocking JDK call it makes after the await throws, as it would had the cancel
-     * come a moment later.
+     * A cancel that comes while the awaiter runs a task in place interrupts that task (part of the
+     * awaiter: cancellingAnAwaiterInterruptsTheTaskItRunsInPlaceInABlockingCall), whose end takes
+     * the interrupt off the thread; the awaiter gets it back once it is on top again, so a
+     * blocking JDK call it makes after the await throws, as it would had the cancel come a moment
+     * later.
      */
     @Test
     void aCancelHeldBackWhileATaskRanInPlaceInterruptsTheAwaitersNextBlockingCall() {
@@ -331,7 +396,7 @@ class TasksBeforeThreadsTest {
             cancelRequested.set(true);
             assertThrows(Cancelled.class, awaiter::await, "the blocking call after the help was interrupted");
             assertSame(awaiterThread.get(), helpedSaw.get().thread(), "it ran in place");
-            assertFalse(helpedSaw.get().interrupted(), "the cancel's interrupt did not land in the helped task");
+            assertTrue(helpedSaw.get().interrupted(), "the cancel's interrupt reached the task run in place");
         }
     }
 
@@ -340,7 +405,7 @@ class TasksBeforeThreadsTest {
      * rounds, fewer (at least 1,000) if they take over 20 s (a loaded machine).
      */
     @Test
-    void aCancelRacingAHelpNeverInterruptsTheHelpedTaskAndIsNeverLost() {
+    void aCancelRacingAHelpReachesTheTaskOnTopAndIsNeverLost() {
         FiberIoStressTest.cancelRacingAHelp(10_000, Duration.ofSeconds(20));
     }
 

@@ -27,6 +27,12 @@ public final class Races {
      *
      * A plain thread with no Io installed can race too: the token is parked on directly.
      *
+     * raceAndJoin's wait for the inputs is shielded: for a task, its shield; for a plain thread,
+     * whose waits end on interrupt whatever a shield says, RootTasks.joinUninterruptibly waits
+     * again after an interrupt and gives it back after. Before, a plain thread interrupted while
+     * it joined the loser (or, cancelled by an interrupt, the inputs) left with the loser still
+     * unwinding, and with Cancelled in place of the winner's value.
+     *
      * Both waiters are deregistered in a finally block, on every exit path, so a long-lived
      * input that loses many races does not accumulate dead waiters.
      *
@@ -54,7 +60,7 @@ public final class Races {
                 CancelScope.throwIfPlainThreadCancelled();
             }
         } catch (Cancelled c) {
-            throw cancelInputs(ta, tb, joinLoser, c);
+            throw cancelInputs(ta, tb, joinLoser, me, c);
         }
         Task<? extends T> winner = firstDone(ta, tb);
         if (winner == null) {
@@ -63,7 +69,7 @@ public final class Races {
         Task<? extends T> loser = winner == ta ? tb : ta;
         loser.cancel();
         if (joinLoser) {
-            Io.shield(loser::join);
+            RootTasks.joinUninterruptibly(loser, me); // shielded; on a plain thread, through interrupts too
         }
         return winner.report();
     }
@@ -88,7 +94,7 @@ public final class Races {
             Task<? extends T> winner = entrantA.winner;
             return winner != null ? winner : firstDone(ta, tb);
         } catch (Cancelled c) {
-            throw cancelInputs(ta, tb, join, c);
+            throw cancelInputs(ta, tb, join, me, c);
         } finally {
             ta.removeWaiter(onA);
             tb.removeWaiter(onB);
@@ -149,14 +155,12 @@ public final class Races {
         return a.isDone() ? a : b.isDone() ? b : null;
     }
 
-    private static Cancelled cancelInputs(Task<?> a, Task<?> b, boolean join, Cancelled signal) {
+    private static Cancelled cancelInputs(Task<?> a, Task<?> b, boolean join, Task<?> me, Cancelled signal) {
         a.cancel();
         b.cancel();
         if (join) {
-            Io.shield(() -> {
-                a.join();
-                b.join();
-            });
+            RootTasks.joinUninterruptibly(a, me);
+            RootTasks.joinUninterruptibly(b, me);
         }
         return signal;
     }

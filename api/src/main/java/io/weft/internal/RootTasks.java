@@ -73,8 +73,13 @@ public final class RootTasks {
         }
     }
 
-    /** Waits for {@code root} to end, whatever the caller's interrupt flag or cancellation says. */
-    private static void joinUninterruptibly(Task<?> root, Task<?> caller) {
+    /**
+     * Waits for {@code root} to end, whatever the caller's interrupt flag or cancellation says
+     * ({@code caller}: the task running on this thread, or null on a plain thread, whose waits
+     * end on interrupt: it waits again, and gets its interrupt back after). A shield's wait, for a
+     * task or a plain thread alike.
+     */
+    static void joinUninterruptibly(Task<?> root, Task<?> caller) {
         if (caller != null) {
             caller.enterShield(); // its cancellation is what stopped it: do not let it stop this wait
             try {

@@ -2,6 +2,7 @@ package io.weft.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -17,6 +18,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -176,6 +178,70 @@ class RacesTest {
         loser.letUnwind.countDown();
         assertTrue(racer.join(JOIN));
         assertEquals("a", outcome.get());
+        assertEquals(State.CANCELLED, loser.task.state());
+    }
+
+    /**
+     * A plain thread's waits end on interrupt, whatever a shield says: raceAndJoin's shielded wait
+     * for the loser used to end there too, with Cancelled in place of the winner's value and the
+     * loser still unwinding. Now it waits through the interrupt and gives it back after.
+     */
+    @Test
+    void aPlainThreadsRaceAndJoinWaitsForTheLoserThroughAnInterrupt() throws InterruptedException {
+        DeferredIo io = new DeferredIo();
+        UnwindingLoser loser = new UnwindingLoser(io);
+        CompletableFuture<String> stageA = new CompletableFuture<>();
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        AtomicBoolean interruptedAfter = new AtomicBoolean();
+        Thread racer = Thread.ofPlatform().name("plain racer").daemon().start(() -> {
+            try {
+                outcome.set(Io.raceAndJoin(Future.from(stageA), loser.task)); // no Io installed, no task
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+            interruptedAfter.set(Thread.currentThread().isInterrupted());
+        });
+        DeferredIo.awaitParkedOnToken(racer);
+        stageA.complete("a");
+        assertTrue(loser.inFinally.await(10, TimeUnit.SECONDS));
+        DeferredIo.awaitParkedOnToken(racer); // joining the loser, which cannot finish yet
+        racer.interrupt();
+        DeferredIo.awaitParkedOnToken(racer); // still joining
+        assertNull(outcome.get());
+        loser.letUnwind.countDown();
+        assertTrue(racer.join(JOIN));
+        assertEquals("a", outcome.get(), "the winner's value, after the loser unwound");
+        assertTrue(interruptedAfter.get(), "the interrupt is given back");
+        assertEquals(State.CANCELLED, loser.task.state());
+    }
+
+    /**
+     * The same when the interrupt is the plain thread's cancellation, while the race is still
+     * parked: both inputs are cancelled and joined, through a second interrupt too.
+     */
+    @Test
+    void aPlainThreadInterruptedWhileRacingJoinsBothInputsBeforeItThrows() throws InterruptedException {
+        DeferredIo io = new DeferredIo();
+        UnwindingLoser loser = new UnwindingLoser(io);
+        CompletableFuture<String> stageA = new CompletableFuture<>();
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread racer = Thread.ofPlatform().name("plain racer").daemon().start(() -> {
+            try {
+                outcome.set(Io.raceAndJoin(Future.from(stageA), loser.task));
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+        });
+        DeferredIo.awaitParkedOnToken(racer);
+        racer.interrupt(); // the plain thread's cancellation: the race cancels both inputs and joins them
+        assertTrue(loser.inFinally.await(10, TimeUnit.SECONDS));
+        DeferredIo.awaitParkedOnToken(racer);
+        racer.interrupt(); // again, while it joins
+        DeferredIo.awaitParkedOnToken(racer);
+        assertNull(outcome.get());
+        loser.letUnwind.countDown();
+        assertTrue(racer.join(JOIN));
+        assertInstanceOf(Cancelled.class, outcome.get());
         assertEquals(State.CANCELLED, loser.task.state());
     }
 

@@ -294,14 +294,18 @@ public final class BlockingIo implements Io {
             v.accumulateAndGet(deadlineMs, Math::max);
             return;
         }
-        long waitNanos = TimeUnit.MILLISECONDS.toNanos(deadlineMs) - (System.nanoTime() - originNanos);
+        // due once the truncated reading has passed the deadline: see fireDue
+        long waitNanos = TimeUnit.MILLISECONDS.toNanos(deadlineMs + 1) - (System.nanoTime() - originNanos);
         if (waitNanos > 0) {
             LockSupport.parkNanos(blocker, waitNanos);
         }
     }
 
     private int fireDue() {
-        List<ParkToken> due = timers.takeDue(nowMs());
+        // A real clock's reading is truncated: a deadline of nowMs() + d can come less than d ms
+        // after the reading (read at 4.9 ms, a deadline of 5 is 0.1 ms away). A timer is due only
+        // once the reading has passed its deadline, so it never fires early.
+        List<ParkToken> due = timers.takeDue(virtualNow != null ? nowMs() : nowMs() - 1);
         for (ParkToken token : due) {
             ready(token);
         }

@@ -12,6 +12,7 @@ import io.weft.Future;
 import io.weft.Io;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -60,6 +61,32 @@ public abstract class SleepContract extends IoContract {
         }));
         awaitDone(f);
         assertEquals(List.of("zero", "negative", "most negative"), log);
+    }
+
+    /**
+     * On a real clock a sleep never ends early in real time either. The Io's reading is truncated
+     * to a whole millisecond, so a deadline of {@code nowMs() + 1} read at 4.9 ms is reached 0.1 ms
+     * later: a timer that fired when the reading reached its deadline ended a 1 ms sleep after
+     * as little as that (almost every time, over 50 sleeps). Measured with System.nanoTime: the
+     * Io's own clock cannot see it.
+     */
+    @Test
+    void aSleepNeverEndsEarlyInRealTime() {
+        assumeFalse(hasVirtualClock(), "a virtual clock's time is whole: nothing to truncate");
+        List<Long> earlySleeps = inIo(() -> Io.async(() -> {
+                    List<Long> early = new ArrayList<>();
+                    for (int i = 0; i < 50; i++) {
+                        long start = System.nanoTime();
+                        Io.sleep(Duration.ofMillis(1));
+                        long slept = System.nanoTime() - start;
+                        if (slept < 1_000_000) {
+                            early.add(slept);
+                        }
+                    }
+                    return early;
+                })
+                .await());
+        assertEquals(List.of(), earlySleeps, "1 ms sleeps that ended early (ns)");
     }
 
     @Test

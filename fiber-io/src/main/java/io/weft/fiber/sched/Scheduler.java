@@ -1020,11 +1020,11 @@ public final class Scheduler implements Executor {
 
     /** Fires the timers due now; returns how many fired. */
     int fireDueTimers() {
-        long now = clock.nowMs();
-        if (timers.nextDeadline() > now) {
+        long due = clock.dueMs(); // a real clock's reading must pass a deadline: Clock.dueMs
+        if (timers.nextDeadline() > due) {
             return 0; // the heap's lock-free fast path: nothing due
         }
-        return timers.fireDue(now, ParkToken::tryReady, timerTies);
+        return timers.fireDue(due, ParkToken::tryReady, timerTies);
     }
 
     /**
@@ -1097,14 +1097,14 @@ public final class Scheduler implements Executor {
         if (next == Io.NO_DEADLINE) {
             return maxNanos;
         }
-        long untilNext = TimeUnit.MILLISECONDS.toNanos(Math.max(0, next - clock.nowMs()));
+        long untilNext = TimeUnit.MILLISECONDS.toNanos(Math.max(0, next - clock.dueMs()));
         return Math.max(1, Math.min(maxNanos, untilNext));
     }
 
     /** Whether a timer is due now (the stall watch: nobody may be there to fire it). */
     boolean timerDue() {
         long next = timers.nextDeadline();
-        return next != Io.NO_DEADLINE && next <= clock.nowMs();
+        return next != Io.NO_DEADLINE && next <= clock.dueMs();
     }
 
     /** Returns the earliest timer deadline, or {@link Io#NO_DEADLINE}. */

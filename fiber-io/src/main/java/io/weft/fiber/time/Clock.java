@@ -55,6 +55,17 @@ public sealed interface Clock permits RealClock, VirtualClock {
     long nowMs();
 
     /**
+     * Returns the latest timer deadline that is due now: {@link #nowMs()} on a virtual clock; one
+     * less on a real one, whose reading is truncated to a whole millisecond. A deadline armed at
+     * {@code nowMs() + d} read at 4.9 ms is 4 + d, reached 0.1 ms later for d = 1; it is due when
+     * the reading passes it, which is more than d ms after the arming. Timers fire by this, never
+     * by nowMs().
+     *
+     * @return the latest due deadline
+     */
+    long dueMs();
+
+    /**
      * Returns whether this clock is virtual (moves only when told to).
      *
      * @return {@code true} for a {@link VirtualClock}

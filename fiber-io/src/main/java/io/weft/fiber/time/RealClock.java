@@ -11,8 +11,12 @@ final class RealClock implements Clock {
      * One final field, written by the constructor and read by every caller: no synchronization.
      * System.nanoTime is monotonic within a JVM, so (nanoTime - origin) / 1e6 never decreases; the
      * subtraction is overflow-safe (nanoTime differences are valid for ~292 years).
-     * Integer division truncates, so nowMs() is 0 for the first millisecond and a timer armed at
-     * nowMs() + d fires no earlier than d ms later.
+     * Integer division truncates, so nowMs() is 0 for the first millisecond, and a deadline of
+     * nowMs() + d can be reached less than d ms after it was read (read at 4.9 ms, a deadline of 5
+     * comes 0.1 ms later). A timer is due only once the reading has passed its deadline (dueMs is
+     * nowMs() - 1), so a timer armed at nowMs() + d fires no earlier than d ms later (at most one
+     * millisecond more; before 2026-12-03 up to one millisecond early: Io.sleep of 1 ms could return
+     * after 0.1).
      */
 
     private final long originNanos = System.nanoTime();
@@ -20,6 +24,11 @@ final class RealClock implements Clock {
     @Override
     public long nowMs() {
         return (System.nanoTime() - originNanos) / 1_000_000L;
+    }
+
+    @Override
+    public long dueMs() {
+        return nowMs() - 1;
     }
 
     @Override

@@ -38,6 +38,12 @@ public final class VirtualClock implements Clock {
         return now.get();
     }
 
+    /** {@inheritDoc} On a virtual clock, exactly {@link #nowMs()}: its times are whole. */
+    @Override
+    public long dueMs() {
+        return nowMs();
+    }
+
     /**
      * Moves this clock forward to {@code ms}; does nothing if it is already at or past
      * {@code ms}. Thread-safe: concurrent calls leave the clock at the largest target.

@@ -502,7 +502,10 @@ public final class FiberIo implements Io, AutoCloseable {
      *       {@code execute}, the {@code Runnable} given; for a submission, a {@code Runnable} that
      *       runs it and completes its future. {@code awaitTermination} waits until every task of
      *       this executor has ended. Shutting an executor down affects only the tasks submitted
-     *       through it; closing the FiberIo shuts every one of its executors down.
+     *       through it. Closing the FiberIo shuts every one of its executors down and, as it
+     *       cancels every task, cancels theirs too: a command still queued then never runs, and
+     *       nothing hands it back (a submission's future is cancelled). To let queued commands
+     *       run, shut the executor down and await its termination before closing the FiberIo.
      * </ul>
      *
      * {@snippet :

@@ -2,14 +2,17 @@ package io.weft.fiber;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.Future;
 import io.weft.Io;
 import io.weft.ParkToken;
 import io.weft.RawTask;
+import io.weft.TimedOut;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -311,6 +314,42 @@ class FiberIoTest {
         assertEquals(List.of(stubborn), second.get());
         assertEquals(List.of(stubborn), io.shutdown(Duration.ZERO), "a later call, while it still runs");
         io.close(); // closed before: nothing to report again
+    }
+
+    /**
+     * A plain thread's timed await of a task that outlived its FiberIo's close waits on that
+     * FiberIo's clock, whose timers only the workers fired: after the close it never timed out,
+     * whether it began before the close or after. The JDK's delay scheduler fires them now.
+     */
+    @Test
+    void aTimedAwaitOfATaskThatOutlivedTheCloseStillTimesOut() throws Exception {
+        FiberIo io = FiberIo.builder()
+                .workers(1)
+                .closeTimeout(Duration.ofMillis(100))
+                .build();
+        CompletableFuture<Void> parked = new CompletableFuture<>();
+        Future<String> stubborn = Io.with(io)
+                .call(() -> Io.async(() -> Io.shield(() -> {
+                    ParkToken park = ParkToken.create();
+                    parked.complete(null);
+                    Io.current().suspendRaw(park);
+                    return "never";
+                })));
+        parked.join();
+        CompletableFuture<Throwable> before = CompletableFuture.supplyAsync(() -> {
+            try {
+                stubborn.await(Duration.ofMillis(400)); // armed before the close, due after it
+                return null;
+            } catch (Throwable e) {
+                return e;
+            }
+        });
+        assertThrows(IllegalStateException.class, io::close, "the stubborn task is reported");
+        assertInstanceOf(TimedOut.class, before.get(10, TimeUnit.SECONDS));
+        assertTimeoutPreemptively(
+                Duration.ofSeconds(10),
+                () -> assertThrows(TimedOut.class, () -> stubborn.await(Duration.ofMillis(20))),
+                "armed after the close");
     }
 
     @Test

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
@@ -99,6 +100,18 @@ public final class Scheduler implements Executor {
      * parked worker if nobody is searching; a searching worker reads the new deadline before it
      * parks. Timers are fired only by workers: a worker blocked by a pinned fiber fires none
      * (with one worker, nothing fires until it is unblocked).
+     *
+     * Timers after stop: no worker is left to fire them, but a plain thread may still wait on one
+     * (a timed await of a task that outlived the close: its clock is this FiberIo's). On a real
+     * clock the JDK's delay scheduler (CompletableFuture.delayedExecutor: one shared daemon
+     * thread, nothing per FiberIo; on that thread, not in the common pool, whose one thread on a
+     * 2-core machine may be the very thread that waits) fires the next pending timer when it is
+     * due (a few unparks) and looks again;
+     * stop() schedules the first look for what is armed, an arm after stop for itself (the arm,
+     * then the read of `stopped`; stop writes `stopped` before its own look: one sees the other).
+     * fireAfterStopAt, the deadline a look is scheduled for, keeps the looks to one per deadline
+     * (a duplicate finds nothing due and schedules nothing more). A virtual clock stops with the
+     * workers: its timers never fire (ARCHITECTURE.md, "Known limits of the virtual clock").
      *
      * Virtual threads that are not fibers: a thread that user code (or the JDK, for its socket
      * pollers) builds inside a fiber inherits this Executor. Its first submission, at its start,
@@ -209,6 +222,8 @@ public final class Scheduler implements Executor {
     private long blockedSinceNanos;
 
     private volatile boolean stopped;
+    /** After stop: the deadline a look of fireAfterStop is scheduled for, or NO_DEADLINE. */
+    private final AtomicLong fireAfterStopAt = new AtomicLong(Io.NO_DEADLINE);
     /** The longest an idle worker parks before looking again (10 ms; the bound on a missed wake-up). */
     final long maxParkNanos;
     /** Tests only: run by a worker about to park, before it counts itself parked. */
@@ -1007,10 +1022,42 @@ public final class Scheduler implements Executor {
     public TimerHandle armTimer(long deadlineMs, ParkToken park) {
         long earliest = timers.nextDeadline();
         TimerHandle handle = timers.arm(deadlineMs, park);
-        if (deadlineMs < earliest && !isWorkerThread()) {
+        if (stopped) {
+            fireAfterStop(); // no worker will: a plain thread's timed await of a closed FiberIo's future
+        } else if (deadlineMs < earliest && !isWorkerThread()) {
             wakeOneForTimers();
         }
         return handle;
+    }
+
+    /**
+     * After stop, on a real clock: has the JDK's delay scheduler fire the next pending timer when
+     * it is due, and look again then; see the notes, "Timers after stop". A virtual clock stops
+     * with the workers: its timers never fire.
+     */
+    private void fireAfterStop() {
+        if (clockIsVirtual()) {
+            return;
+        }
+        while (true) {
+            long next = timers.nextDeadline();
+            long scheduled = fireAfterStopAt.get();
+            if (next == Io.NO_DEADLINE || scheduled <= next) {
+                return; // nothing to fire, or a look at or before it is on its way
+            }
+            if (fireAfterStopAt.compareAndSet(scheduled, next)) {
+                long delay = Math.max(0, next - clock.dueMs());
+                // Run by the delay scheduler's own thread (Runnable::run): the default, the common
+                // pool, can be busy for good (with 2 cores, one thread: a plain thread awaiting there)
+                CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS, Runnable::run)
+                        .execute(() -> {
+                            fireAfterStopAt.compareAndSet(next, Io.NO_DEADLINE);
+                            fireDueTimers();
+                            fireAfterStop();
+                        });
+                return;
+            }
+        }
     }
 
     /** A searching or running worker re-reads the deadline before it parks; a parked one needs waking. */
@@ -1189,6 +1236,7 @@ public final class Scheduler implements Executor {
                 workers[i].drainFromOutside();
             }
         }
+        fireAfterStop(); // timers still armed (a plain thread's timed await): no worker fires them now
         return allEnded;
     }
 

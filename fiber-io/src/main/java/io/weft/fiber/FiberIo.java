@@ -149,6 +149,11 @@ public final class FiberIo implements Io, AutoCloseable {
     private volatile boolean closed;
     /** Set by shutdown if some worker thread did not end in time (a fiber blocking its carrier). */
     private volatile String stuckWorkers;
+    /**
+     * Held by a shutdown: a private lock, not this FiberIo's monitor, which user code may hold (a
+     * task holding it would keep a close from starting, and so from cancelling it).
+     */
+    private final Object closeLock = new Object();
     /** What the closing shutdown returned; written before `closed`. */
     private List<RawTask> unfinishedAtClose = List.of();
     /** Runs Io.blocking bodies; made on first use (under blockingLock, which close takes too). */
@@ -738,7 +743,7 @@ public final class FiberIo implements Io, AutoCloseable {
             throw new IllegalStateException(
                     "a FiberIo cannot be closed from one of its own tasks: it would wait for itself");
         }
-        synchronized (this) {
+        synchronized (closeLock) {
             if (closed) {
                 return stillUnfinished(); // a concurrent call closed it meanwhile: its answer, as it is now
             }

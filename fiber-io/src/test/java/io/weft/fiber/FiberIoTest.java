@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -350,6 +351,27 @@ class FiberIoTest {
                 Duration.ofSeconds(10),
                 () -> assertThrows(TimedOut.class, () -> stubborn.await(Duration.ofMillis(20))),
                 "armed after the close");
+    }
+
+    /**
+     * A shutdown used to lock the FiberIo's own monitor: a task holding it (user code may lock any
+     * object) kept the close from starting, so from cancelling that task, and the close waited for
+     * good, with no timeout. The close now cancels it (its blocking wait is interrupted) and returns.
+     */
+    @Test
+    void aTaskHoldingTheFiberIosMonitorDoesNotKeepItFromClosing() throws Exception {
+        FiberIo io = FiberIo.builder().workers(1).build();
+        CountDownLatch holding = new CountDownLatch(1);
+        Future<Object> holder = io.spawn(() -> {
+            synchronized (io) {
+                holding.countDown();
+                new CountDownLatch(1).await(); // until its cancel interrupts it
+            }
+            return null;
+        });
+        holding.await();
+        assertTimeoutPreemptively(Duration.ofSeconds(10), io::close);
+        assertEquals(Future.State.CANCELLED, holder.state());
     }
 
     @Test

@@ -231,7 +231,9 @@ public interface Io {
      * Like {@link #race}, but after cancelling the loser waits for it to finish unwinding (its
      * {@code finally} blocks have run) before reporting the winner. The wait for the loser is
      * shielded: a cancellation of the racing task that arrives meanwhile takes effect at its next
-     * suspend point.
+     * suspend point. On a plain thread, an interrupt does not end that wait either; the thread
+     * gets it back afterwards. If the race itself is cancelled (or a plain thread interrupted)
+     * before a winner, both inputs are cancelled and joined the same way before it throws.
      *
      * @param a the first input, which wins ties
      * @param b the second input

@@ -245,10 +245,10 @@ public final class BlockingIo implements Io {
             return timers.nextDeadline();
         }
         long next = timers.nextDeadline();
-        if (next == NO_DEADLINE || next > deadlineMs) {
-            return next;
+        if (next == NO_DEADLINE || next > deadlineMs || deadlineMs <= nowMs()) {
+            return next; // a deadline of now never waits, even for a timer that is due in a moment
         }
-        waitUntil(next, null);
+        waitUntil(next, null, deadlineMs);
         fireDue();
         return timers.nextDeadline();
     }
@@ -283,19 +283,23 @@ public final class BlockingIo implements Io {
         if (next == NO_DEADLINE) {
             LockSupport.park(park);
         } else {
-            waitUntil(next, park);
+            waitUntil(next, park, NO_DEADLINE);
         }
     }
 
-    /** Waits until {@code deadlineMs}: the virtual clock jumps, the real one parks (may return early). */
-    private void waitUntil(long deadlineMs, ParkToken blocker) {
+    /**
+     * Waits until a timer at {@code deadlineMs} is due, but on a real clock not past {@code
+     * capMs}: the virtual clock jumps, the real one parks (may return early).
+     */
+    private void waitUntil(long deadlineMs, ParkToken blocker, long capMs) {
         AtomicLong v = virtualNow;
         if (v != null) {
             v.accumulateAndGet(deadlineMs, Math::max);
             return;
         }
         // due once the truncated reading has passed the deadline: see fireDue
-        long waitNanos = TimeUnit.MILLISECONDS.toNanos(deadlineMs + 1) - (System.nanoTime() - originNanos);
+        long untilNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(deadlineMs + 1), TimeUnit.MILLISECONDS.toNanos(capMs));
+        long waitNanos = untilNanos - (System.nanoTime() - originNanos);
         if (waitNanos > 0) {
             LockSupport.parkNanos(blocker, waitNanos);
         }

@@ -2,6 +2,8 @@ package io.weft.fiber;
 
 import io.weft.Cancelled;
 import io.weft.Future;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -34,10 +36,12 @@ final class BlockingPool {
      * The calling task waits on a CompletableFuture the body's thread completes, through
      * Future.from(...).await(): a Weft suspend point, so the task's fiber unmounts and its worker
      * runs other tasks; a cancel wakes it at once, and it then interrupts the body's thread (its
-     * value, if any, goes nowhere). Made on first use; closing the FiberIo interrupts the
-     * bodies still running (their callers were cancelled and stopped waiting already) and fails
-     * the queued ones with RejectedExecutionException (FiberIo.callBlocking turns it into the
-     * IllegalStateException of a call after close): a shielded caller still waits for its answer. A body the rejection handler queues as the pool shuts down is taken back out and
+     * value, if any, goes nowhere). Made on first use. Closing the FiberIo fails the queued
+     * bodies as soon as it has cancelled every task (failQueued), so a caller still waiting (a
+     * shielded one) gets an answer at once: RejectedExecutionException, which
+     * FiberIo.callBlocking turns into the IllegalStateException of a call after close. After the
+     * tasks' unwind, it interrupts the bodies still running (shutdownNow: their callers were
+     * cancelled and stopped waiting, or, shielded, had the unwind's time to get their answer). A body the rejection handler queues as the pool shuts down is taken back out and
      * refused (enqueue, then re-check: shutdownNow sets the state, then drains, so either the
      * drain has it or the re-check sees the shutdown). Pool threads inherit no
      * InheritableThreadLocal values and get the FiberIo's context class loader: a thread is made
@@ -116,7 +120,21 @@ final class BlockingPool {
      * run, so a caller still waiting (a shielded one) gets an answer.
      */
     void shutdownNow() {
-        for (Runnable queued : pool.shutdownNow()) {
+        failAll(pool.shutdownNow());
+    }
+
+    /**
+     * Fails the bodies queued now, which a closing FiberIo will never run: their callers (shielded
+     * ones still wait) get an answer at once rather than after the close's whole unwind.
+     */
+    void failQueued() {
+        List<Runnable> queued = new ArrayList<>();
+        pool.getQueue().drainTo(queued);
+        failAll(queued);
+    }
+
+    private void failAll(List<Runnable> neverRan) {
+        for (Runnable queued : neverRan) {
             if (queued instanceof Call<?> call) {
                 call.result.completeExceptionally(
                         new RejectedExecutionException(name + " closed before this blocking call ran"));

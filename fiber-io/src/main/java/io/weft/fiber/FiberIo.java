@@ -108,8 +108,8 @@ public final class FiberIo implements Io, AutoCloseable {
      * timeout. Tasks still alive then are reported by close() in an IllegalStateException,
      * never dropped silently; they stay parked (a virtual thread cannot be killed), and one that
      * is readied later goes on on the JDK's default scheduler, where, cancelled, it unwinds
-     * (sched.Carriers, "Fibers after stop": up to a wait on this FiberIo's timers, which no
-     * longer fire). Worker
+     * (sched.Carriers, "Fibers after stop": on a virtual clock, up to a wait on this FiberIo's
+     * timers, which no longer fire). Worker
      * threads that did not end are reported too. Idempotent: a second close does nothing.
      */
 
@@ -754,6 +754,11 @@ public final class FiberIo implements Io, AutoCloseable {
             }
             open.forEach(FiberExecutor::ioClosing); // they refuse submissions from now on
             scheduler.cancelAll();
+            synchronized (blockingLock) {
+                if (blockingPool != null) {
+                    blockingPool.failQueued(); // never run: a shielded caller gets its answer now
+                }
+            }
             long deadline = System.nanoTime() + timeout.toNanos();
             boolean interrupted = false;
             while (scheduler.liveTasks() != 0) {

@@ -307,12 +307,26 @@ class FiberIoTest {
                     return "never";
                 })));
         parked.join();
-        CompletableFuture<List<RawTask>> first =
-                CompletableFuture.supplyAsync(() -> io.shutdown(Duration.ofMillis(300)));
-        CompletableFuture<List<RawTask>> second =
-                CompletableFuture.supplyAsync(() -> io.shutdown(Duration.ofMillis(300)));
-        assertEquals(List.of(stubborn), first.get());
-        assertEquals(List.of(stubborn), second.get());
+        // Two platform threads released together (the common pool may have one thread: it would
+        // run them one after the other, and the second would never wait for the first)
+        CountDownLatch go = new CountDownLatch(1);
+        List<CompletableFuture<List<RawTask>>> answers = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            CompletableFuture<List<RawTask>> answer = new CompletableFuture<>();
+            answers.add(answer);
+            Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    go.await();
+                    answer.complete(io.shutdown(Duration.ofMillis(300)));
+                } catch (Throwable e) {
+                    answer.completeExceptionally(e);
+                }
+            });
+        }
+        go.countDown();
+        for (CompletableFuture<List<RawTask>> answer : answers) {
+            assertEquals(List.of(stubborn), answer.get(10, TimeUnit.SECONDS));
+        }
         assertEquals(List.of(stubborn), io.shutdown(Duration.ZERO), "a later call, while it still runs");
         io.close(); // closed before: nothing to report again
     }
@@ -337,14 +351,18 @@ class FiberIoTest {
                     return "never";
                 })));
         parked.join();
-        CompletableFuture<Throwable> before = CompletableFuture.supplyAsync(() -> {
-            try {
-                stubborn.await(Duration.ofMillis(400)); // armed before the close, due after it
-                return null;
-            } catch (Throwable e) {
-                return e;
-            }
-        });
+        CompletableFuture<Throwable> before = new CompletableFuture<>();
+        Thread.ofPlatform()
+                .daemon()
+                .start(
+                        () -> { // its own thread: not the common pool's only one
+                            try {
+                                stubborn.await(Duration.ofMillis(400)); // armed before the close, due after it
+                                before.complete(null);
+                            } catch (Throwable e) {
+                                before.complete(e);
+                            }
+                        });
         assertThrows(IllegalStateException.class, io::close, "the stubborn task is reported");
         assertInstanceOf(TimedOut.class, before.get(10, TimeUnit.SECONDS));
         assertTimeoutPreemptively(

@@ -4,8 +4,8 @@ import io.weft.Io;
 import java.time.Duration;
 
 /**
- * The one conversion of a timeout to a deadline on an Io's millisecond clock, for the channels,
- * scopes and processes: a wait never ends early, and a timeout too long for the clock is no
+ * The combinators' one conversion of a timeout to a deadline on an Io's millisecond clock (the
+ * channels, scopes and processes), with the rules of the api's own (io.weft.internal.Durations): a wait never ends early, and a timeout too long for the clock is no
  * deadline at all. Not exported.
  */
 public final class Deadlines {

@@ -64,9 +64,10 @@ public final class Carriers {
      * a readier makes), so the write happens-before its next run as at a start; when the JDK
      * submits the same thread twice (a stack-trace request resubmits a readied thread), both
      * submissions write the same value, and the extra run finds nothing to do. The moved fiber's
-     * code runs to its end, except a wait on the stopped scheduler's own timers (a shielded
-     * Io.sleep in a finally block), which no worker fires any more: that one stays parked, as
-     * every readied fiber did before. resumption(continuation) tells such a submission from a
+     * code runs to its end, except, on a virtual clock, a wait on the stopped scheduler's own
+     * timers (a shielded Io.sleep in a finally block), which nothing fires any more: that one stays
+     * parked, as every readied fiber did before (a real clock's are fired after stop: Scheduler,
+     * "Timers after stop"). resumption(continuation) tells such a submission from a
      * start (state not STARTED).
      *
      * The cost on Scheduler.execute's path: a class comparison, one field load and a volatile

@@ -77,7 +77,7 @@ final class Runner implements Runnable {
      * the runner sets `ended` (volatile), then takes `assigned` back with a getAndSet and settles
      * what it finds (Scheduler.discard). The worker, when no continuation came back after an
      * assign (startJob), reads `ended` after its volatile store of `assigned`: if set, it CASes
-     * the job back out (reclaimIfEnded) and starts it on another runner. Store then load on both
+     * the job back out (tryReclaimIfEnded) and starts it on another runner. Store then load on both
      * sides: either the worker sees `ended` (then exactly one of the CAS and the getAndSet gets the
      * job), or the runner's getAndSet comes after the worker's store and gets the job. Never both,
      * never neither. A runner that ends normally is in no pool (nextForRunner returned STOP, or it
@@ -336,7 +336,7 @@ final class Runner implements Runnable {
      * the runner is alive (it takes the job, where it runs now) or took the job as it ended (it
      * settles it). See the notes, "Ending".
      */
-    boolean reclaimIfEnded(RawTask job) {
+    boolean tryReclaimIfEnded(RawTask job) {
         return ended && ASSIGNED.compareAndSet(this, job, (RawTask) null);
     }
 

@@ -1046,10 +1046,10 @@ public final class Scheduler implements Executor {
                 return; // nothing to fire, or a look at or before it is on its way
             }
             if (fireAfterStopAt.compareAndSet(scheduled, next)) {
-                long delay = Math.max(0, next - clock.dueMs());
+                long delay = clock.nanosUntilDue(next);
                 // Run by the delay scheduler's own thread (Runnable::run): the default, the common
                 // pool, can be busy for good (with 2 cores, one thread: a plain thread awaiting there)
-                CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS, Runnable::run)
+                CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run)
                         .execute(() -> {
                             fireAfterStopAt.compareAndSet(next, Io.NO_DEADLINE);
                             fireDueTimers();
@@ -1144,8 +1144,7 @@ public final class Scheduler implements Executor {
         if (next == Io.NO_DEADLINE) {
             return maxNanos;
         }
-        long untilNext = TimeUnit.MILLISECONDS.toNanos(Math.max(0, next - clock.dueMs()));
-        return Math.max(1, Math.min(maxNanos, untilNext));
+        return Math.max(1, Math.min(maxNanos, clock.nanosUntilDue(next))); // to the nanosecond: Clock.dueMs
     }
 
     /** Whether a timer is due now (the stall watch: nobody may be there to fire it). */

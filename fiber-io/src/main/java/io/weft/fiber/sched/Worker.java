@@ -673,7 +673,7 @@ final class Worker implements Runnable, RunQueue.Sweeper {
         captured = null;
         if (continuation != null) {
             runTask(continuation);
-        } else if (runner.reclaimIfEnded(job)) {
+        } else if (runner.tryReclaimIfEnded(job)) {
             // The runner had ended while in the pool (its loop threw): the job goes to the next one
             startJob(job);
         } // else: a stray wake-up has the runner running elsewhere; it takes the job there

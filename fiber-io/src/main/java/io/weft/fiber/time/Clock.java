@@ -66,6 +66,16 @@ public sealed interface Clock permits RealClock, VirtualClock {
     long dueMs();
 
     /**
+     * Returns how long until a timer at {@code deadlineMs} is due ({@link #dueMs()} reaches it),
+     * in nanoseconds of real time, at least 0: how long a worker may park for it. On a virtual
+     * clock, which moves only when told to, the milliseconds to it as if it were real.
+     *
+     * @param deadlineMs a deadline on this clock, not {@link io.weft.Io#NO_DEADLINE}
+     * @return the nanoseconds until it is due, saturating
+     */
+    long nanosUntilDue(long deadlineMs);
+
+    /**
      * Returns whether this clock is virtual (moves only when told to).
      *
      * @return {@code true} for a {@link VirtualClock}

@@ -32,6 +32,15 @@ final class RealClock implements Clock {
     }
 
     @Override
+    public long nanosUntilDue(long deadlineMs) {
+        // due once the reading passes the deadline: at (deadline + 1) ms, to the nanosecond
+        if (deadlineMs >= Long.MAX_VALUE / 1_000_000L - 1) {
+            return Long.MAX_VALUE;
+        }
+        return Math.max(0, (deadlineMs + 1) * 1_000_000L - (System.nanoTime() - originNanos));
+    }
+
+    @Override
     public boolean isVirtual() {
         return false;
     }

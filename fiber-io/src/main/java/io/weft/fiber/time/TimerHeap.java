@@ -25,7 +25,7 @@ import java.util.random.RandomGenerator;
  * // ... the fiber is woken early, so:
  * sleep.cancel();
  *
- * timers.fireDue(clock.nowMs(), io::ready);                         // in a worker's maintenance
+ * timers.fireDue(clock.dueMs(), io::ready);                         // in a worker's maintenance
  * long next = timers.nextDeadline();                                // how long a worker may park
  * }
  */

@@ -38,6 +38,12 @@ public final class VirtualClock implements Clock {
         return now.get();
     }
 
+    @Override
+    public long nanosUntilDue(long deadlineMs) {
+        long ms = deadlineMs - nowMs();
+        return ms <= 0 ? 0 : ms >= Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : ms * 1_000_000L;
+    }
+
     /** {@inheritDoc} On a virtual clock, exactly {@link #nowMs()}: its times are whole. */
     @Override
     public long dueMs() {

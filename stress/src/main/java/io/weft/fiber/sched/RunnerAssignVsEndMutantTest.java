@@ -33,7 +33,7 @@ public class RunnerAssignVsEndMutantTest {
     @Actor
     public void worker(ZZ_Result r) {
         runner.assign(JOB);
-        r.r1 = runner.reclaimIfEnded(JOB);
+        r.r1 = runner.tryReclaimIfEnded(JOB);
     }
 
     @Actor

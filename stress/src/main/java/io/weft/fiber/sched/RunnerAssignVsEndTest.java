@@ -13,7 +13,7 @@ import org.openjdk.jcstress.infra.results.ZZ_Result;
 
 /**
  * A worker assigning a job to a runner it took from its idle pool, and then, as no continuation
- * came back, asking {@link Runner#reclaimIfEnded} for the job; racing the runner's end
+ * came back, asking {@link Runner#tryReclaimIfEnded} for the job; racing the runner's end
  * ({@link Runner#endAndTakeBack}: its loop threw while it sat in the pool). Exactly one side
  * must get the job: the worker (it starts it on another runner) or the ending runner (it
  * settles it). Neither is a lost job, both a job run and settled, or run twice.
@@ -38,7 +38,7 @@ public class RunnerAssignVsEndTest {
     @Actor
     public void worker(ZZ_Result r) {
         runner.assign(JOB);
-        r.r1 = runner.reclaimIfEnded(JOB);
+        r.r1 = runner.tryReclaimIfEnded(JOB);
     }
 
     @Actor

@@ -49,8 +49,8 @@ final class RunnerEndModel {
         assigned = job;
     }
 
-    /** As Runner.reclaimIfEnded. */
-    boolean reclaimIfEnded(RawTask job) {
+    /** As Runner.tryReclaimIfEnded. */
+    boolean tryReclaimIfEnded(RawTask job) {
         return ended && ASSIGNED.compareAndSet(this, job, (RawTask) null);
     }
 

@@ -250,21 +250,30 @@ class FiberIoTest {
         assertTrue(io.isClosed());
     }
 
+    /**
+     * Starts a task of {@code io} that parks inside a shield, so a close's cancel cannot end it,
+     * and returns it once it is parked.
+     */
+    private static Future<String> startStubbornTask(FiberIo io) {
+        CompletableFuture<Void> parked = new CompletableFuture<>();
+        Future<String> stubborn = Io.with(io)
+                .call(() -> Io.async(() -> Io.shield(() -> {
+                    ParkToken park = ParkToken.create();
+                    parked.complete(null);
+                    Io.current().suspendRaw(park); // shielded: close's cancel cannot end it
+                    return "never";
+                })));
+        parked.join();
+        return stubborn;
+    }
+
     @Test
     void closeReportsTasksThatDoNotUnwindInTime() {
         FiberIo io = FiberIo.builder()
                 .workers(1)
                 .closeTimeout(Duration.ofMillis(200))
                 .build();
-        CompletableFuture<ParkToken> stuck = new CompletableFuture<>();
-        Future<String> stubborn = Io.with(io)
-                .call(() -> Io.async(() -> Io.shield(() -> {
-                    ParkToken park = ParkToken.create();
-                    stuck.complete(park);
-                    Io.current().suspendRaw(park); // shielded: close's cancel cannot end it
-                    return "never";
-                })));
-        stuck.join();
+        Future<String> stubborn = startStubbornTask(io);
         IllegalStateException e = assertThrows(IllegalStateException.class, io::close);
         assertTrue(
                 e.getMessage().contains("1 task(s)")
@@ -276,15 +285,7 @@ class FiberIoTest {
     @Test
     void shutdownReturnsTheUnfinishedTasks() {
         FiberIo io = FiberIo.builder().workers(1).build();
-        CompletableFuture<Void> parked = new CompletableFuture<>();
-        Future<String> stubborn = Io.with(io)
-                .call(() -> Io.async(() -> Io.shield(() -> {
-                    ParkToken park = ParkToken.create();
-                    parked.complete(null);
-                    Io.current().suspendRaw(park);
-                    return "never";
-                })));
-        parked.join();
+        Future<String> stubborn = startStubbornTask(io);
         List<RawTask> unfinished = io.shutdown(Duration.ofMillis(100));
         assertEquals(1, unfinished.size());
         assertSame(stubborn, unfinished.get(0));
@@ -298,15 +299,7 @@ class FiberIoTest {
     @Test
     void aShutdownThatWaitedForAnotherReturnsTheTasksStillUnfinished() throws Exception {
         FiberIo io = FiberIo.builder().workers(1).build();
-        CompletableFuture<Void> parked = new CompletableFuture<>();
-        Future<String> stubborn = Io.with(io)
-                .call(() -> Io.async(() -> Io.shield(() -> {
-                    ParkToken park = ParkToken.create();
-                    parked.complete(null);
-                    Io.current().suspendRaw(park);
-                    return "never";
-                })));
-        parked.join();
+        Future<String> stubborn = startStubbornTask(io);
         // Two platform threads released together (the common pool may have one thread: it would
         // run them one after the other, and the second would never wait for the first)
         CountDownLatch go = new CountDownLatch(1);
@@ -342,15 +335,7 @@ class FiberIoTest {
                 .workers(1)
                 .closeTimeout(Duration.ofMillis(100))
                 .build();
-        CompletableFuture<Void> parked = new CompletableFuture<>();
-        Future<String> stubborn = Io.with(io)
-                .call(() -> Io.async(() -> Io.shield(() -> {
-                    ParkToken park = ParkToken.create();
-                    parked.complete(null);
-                    Io.current().suspendRaw(park);
-                    return "never";
-                })));
-        parked.join();
+        Future<String> stubborn = startStubbornTask(io);
         CompletableFuture<Throwable> before = new CompletableFuture<>();
         Thread.ofPlatform()
                 .daemon()

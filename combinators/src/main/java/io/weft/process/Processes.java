@@ -330,8 +330,11 @@ public final class Processes implements AutoCloseable {
                 }
             } catch (TimedOut stillRunning) {
                 notEnded.add(process.pid);
-            } catch (RuntimeException endedWithFailure) {
-                // it ended; its failure was reported when it happened
+            } catch (RuntimeException e) {
+                if (!process.termination.isDone()) {
+                    throw e; // the caller's own cancellation (or a plain thread's interrupt): not an end
+                }
+                // it ended with a failure, reported when it happened
             }
         }
         return notEnded;

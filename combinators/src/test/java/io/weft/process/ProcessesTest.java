@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Io;
 import io.weft.TimedOut;
 import io.weft.channel.Channel;
 import io.weft.combinators.RetryPolicy;
+import io.weft.fiber.FiberIo;
 import io.weft.testing.Ios;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
@@ -324,6 +327,41 @@ class ProcessesTest {
                 });
                 assertEquals(List.of(), notEnded, "shutdown(" + forever + ")");
             }
+        }
+    }
+
+    /**
+     * A shutdown whose caller is cancelled while it waits stops waiting and throws Cancelled. It
+     * used to take the caller's Cancelled for a process that ended with a failure, go on, and
+     * return as if every process had ended.
+     */
+    @Test
+    void aCancelledShutdownThrowsRatherThanReportingEveryProcessEnded() throws Exception {
+        try (FiberIo io = FiberIo.builder().workers(2).build()) {
+            Processes processes =
+                    Processes.builder().onFailure((pid, failure) -> {}).build();
+            Channel<String> started = Channel.bounded(1);
+            Pid<String> stubborn = Io.with(io)
+                    .call(() -> processes.spawn("stubborn", () -> (self, m) -> {
+                        started.trySend("in");
+                        Io.shield(() -> Io.sleep(Duration.ofSeconds(2))); // ignores the shutdown's cancel a while
+                    }));
+            Io.with(io).run(() -> processes.send(stubborn, "go"));
+            await().atMost(PATIENCE).until(() -> started.tryReceive() != null);
+            AtomicBoolean returned = new AtomicBoolean();
+            AtomicReference<Thread> callerThread = new AtomicReference<>();
+            Future<Object> caller = io.spawn(() -> {
+                callerThread.set(Thread.currentThread());
+                processes.shutdown(Duration.ofSeconds(30));
+                returned.set(true);
+                return null;
+            });
+            await().atMost(PATIENCE) // waiting for the stubborn process to end
+                    .until(() ->
+                            callerThread.get() != null && callerThread.get().getState() == Thread.State.WAITING);
+            assertTrue(caller.cancel());
+            assertThrows(Cancelled.class, () -> caller.await(PATIENCE));
+            assertFalse(returned.get(), "the cancelled shutdown returned as if the stubborn process had ended");
         }
     }
 

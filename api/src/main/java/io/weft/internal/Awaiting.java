@@ -1,5 +1,6 @@
 package io.weft.internal;
 
+import io.weft.Cancelled;
 import io.weft.Io;
 import io.weft.ParkToken;
 import io.weft.TimerHandle;
@@ -242,6 +243,41 @@ final class Awaiting {
                 me.setAwaiting(null);
                 throw new IllegalStateException("await cycle: " + me + " awaits " + awaited
                         + ", which is (transitively) awaiting " + me + "; neither could ever finish");
+            }
+        }
+    }
+
+    /**
+     * Waits for {@code awaited} to end, whatever the caller's interrupt flag or cancellation says
+     * ({@code caller}: the task running on this thread, or null on a plain thread, whose waits
+     * end on interrupt: it waits again, and gets its interrupt back after). A shield's wait, for a
+     * task or a plain thread alike.
+     */
+    static void joinUninterruptibly(Task<?> awaited, Task<?> caller) {
+        if (caller != null) {
+            caller.enterShield(); // its cancellation (often what ended its own wait) must not stop this one
+            try {
+                awaited.join();
+            } finally {
+                caller.exitShield();
+            }
+            return;
+        }
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (!awaited.isDone()) {
+                try {
+                    CancelScope.plainThreadShield(() -> {
+                        awaited.join(); // a scope the thread owns does not stop this wait either
+                        return null;
+                    });
+                } catch (Cancelled anotherInterrupt) { // a plain thread's wait ends on interrupt: wait again
+                    interrupted |= Thread.interrupted();
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }

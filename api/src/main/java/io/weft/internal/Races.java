@@ -28,7 +28,7 @@ public final class Races {
      * A plain thread with no Io installed can race too: the token is parked on directly.
      *
      * raceAndJoin's wait for the inputs is shielded: for a task, its shield; for a plain thread,
-     * whose waits end on interrupt whatever a shield says, RootTasks.joinUninterruptibly waits
+     * whose waits end on interrupt whatever a shield says, Awaiting.joinUninterruptibly waits
      * again after an interrupt and gives it back after. Before, a plain thread interrupted while
      * it joined the loser (or, cancelled by an interrupt, the inputs) left with the loser still
      * unwinding, and with Cancelled in place of the winner's value.
@@ -69,7 +69,7 @@ public final class Races {
         Task<? extends T> loser = winner == ta ? tb : ta;
         loser.cancel();
         if (joinLoser) {
-            RootTasks.joinUninterruptibly(loser, me); // shielded; on a plain thread, through interrupts too
+            Awaiting.joinUninterruptibly(loser, me); // shielded; on a plain thread, through interrupts too
         }
         return winner.report();
     }
@@ -159,8 +159,8 @@ public final class Races {
         a.cancel();
         b.cancel();
         if (join) {
-            RootTasks.joinUninterruptibly(a, me);
-            RootTasks.joinUninterruptibly(b, me);
+            Awaiting.joinUninterruptibly(a, me);
+            Awaiting.joinUninterruptibly(b, me);
         }
         return signal;
     }

@@ -63,48 +63,13 @@ public final class RootTasks {
             return root.await();
         } catch (Cancelled stopped) {
             if (root.cancel()) {
-                joinUninterruptibly(root, current);
+                Awaiting.joinUninterruptibly(root, current);
             } else if (!root.isCancelRequested()
                     && stopped.getCause() instanceof RuntimeException own
                     && root.state() == Future.State.CANCELLED) {
                 throw own; // the body itself threw a cancellation: the same instance, as on the calling thread
             }
             throw stopped;
-        }
-    }
-
-    /**
-     * Waits for {@code root} to end, whatever the caller's interrupt flag or cancellation says
-     * ({@code caller}: the task running on this thread, or null on a plain thread, whose waits
-     * end on interrupt: it waits again, and gets its interrupt back after). A shield's wait, for a
-     * task or a plain thread alike.
-     */
-    static void joinUninterruptibly(Task<?> root, Task<?> caller) {
-        if (caller != null) {
-            caller.enterShield(); // its cancellation is what stopped it: do not let it stop this wait
-            try {
-                root.join();
-            } finally {
-                caller.exitShield();
-            }
-            return;
-        }
-        boolean interrupted = Thread.interrupted();
-        try {
-            while (!root.isDone()) {
-                try {
-                    CancelScope.plainThreadShield(() -> {
-                        root.join(); // a scope the thread owns does not stop this wait either
-                        return null;
-                    });
-                } catch (Cancelled anotherInterrupt) { // a plain thread's wait ends on interrupt: wait again
-                    interrupted |= Thread.interrupted();
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 }

@@ -96,9 +96,13 @@ public final class Scheduler implements Executor {
      * after every park, and on a virtual clock by a worker that finds every worker parked and no
      * work anywhere, which first jumps the clock to the earliest deadline (one jump at a time,
      * under advanceLock, re-checking that nothing is runnable). Workers park no longer than the
-     * next deadline. A timer armed from outside the workers that becomes the earliest wakes a
-     * parked worker if nobody is searching; a searching worker reads the new deadline before it
-     * parks. Timers are fired only by workers: a worker blocked by a pinned fiber fires none
+     * next deadline. A timer armed from outside the workers that is the earliest once armed wakes
+     * a parked worker if nobody is searching; a searching worker reads the new deadline before it
+     * parks. "Once armed": the arm, then the read of the earliest, against a parking worker's
+     * count as parked (an RMW), then its read of the earliest for its park timeout; with the fence
+     * of IdleWorkers.workerToNotify, one of the two sees the other. A read before the arm could
+     * see an earlier timer that a worker fires at that moment, that worker then parking past the
+     * new one for the whole park timeout. Timers are fired only by workers: a worker blocked by a pinned fiber fires none
      * (with one worker, nothing fires until it is unblocked).
      *
      * Timers after stop: no worker is left to fire them, but a plain thread may still wait on one
@@ -228,6 +232,8 @@ public final class Scheduler implements Executor {
     final long maxParkNanos;
     /** Tests only: run by a worker about to park, before it counts itself parked. */
     volatile Runnable beforePark;
+    /** Tests only: run by armTimer before it puts the timer in the heap. */
+    volatile Runnable beforeArm;
     /**
      * Tests only: run by a worker about to start a new runner fiber (the pool had none idle). It
      * runs while the worker captures continuations for the start: it must not ready a fiber.
@@ -1020,12 +1026,15 @@ public final class Scheduler implements Executor {
 
     /** Arms a timer that readies {@code park} at {@code deadlineMs}. */
     public TimerHandle armTimer(long deadlineMs, ParkToken park) {
-        long earliest = timers.nextDeadline();
+        Runnable hook = beforeArm;
+        if (hook != null) {
+            hook.run();
+        }
         TimerHandle handle = timers.arm(deadlineMs, park);
         if (stopped) {
             fireAfterStop(); // no worker will: a plain thread's timed await of a closed FiberIo's future
-        } else if (deadlineMs < earliest && !isWorkerThread()) {
-            wakeOneForTimers();
+        } else if (!isWorkerThread() && timers.nextDeadline() == deadlineMs) {
+            wakeOneForTimers(); // the earliest once armed (a tie too: one spare wake-up); see the notes, "Timers"
         }
         return handle;
     }

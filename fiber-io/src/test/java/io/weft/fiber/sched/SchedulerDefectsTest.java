@@ -480,6 +480,35 @@ class SchedulerDefectsTest {
     }
 
     /**
+     * A timer armed from a plain thread used to decide whether to wake a worker by the earliest
+     * deadline it read before arming. A worker that fired that earlier timer in between, and
+     * parked with the heap then empty, slept past the new timer for its whole park timeout (here
+     * an hour; by default 10 ms). The hook holds the arm until exactly that has happened.
+     */
+    @Test
+    void aTimerArmedAsTheWorkerFiresTheEarlierOneWakesIt() throws InterruptedException {
+        Scheduler scheduler = new Scheduler(1, 256, Clock.real(), 1, false, "arm-vs-fire", ONE_HOUR_NANOS);
+        try {
+            ParkToken earlier = ParkToken.create(); // this (plain) thread's
+            long earlierAt = scheduler.nowMs() + 50;
+            scheduler.armTimer(earlierAt, earlier);
+            Worker worker = scheduler.workers[0];
+            scheduler.beforeArm = () -> Awaitility.await()
+                    .atMost(WAIT)
+                    .until(() -> earlier.isReady()
+                            && scheduler.idle.isParked(0)
+                            && worker.carrier.getState() == Thread.State.TIMED_WAITING);
+            ParkToken later = ParkToken.create();
+            scheduler.armTimer(earlierAt + 1, later);
+            scheduler.beforeArm = null;
+            Awaitility.await().atMost(WAIT).until(later::isReady);
+        } finally {
+            scheduler.beforeArm = null;
+            scheduler.stop(WAIT);
+        }
+    }
+
+    /**
      * A timer whose delivery throws (here: the readied thread's own scheduler throws) used to end
      * the worker that fired it, silently; a virtual clock then never advanced again.
      */

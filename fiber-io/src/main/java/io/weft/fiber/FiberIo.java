@@ -186,7 +186,12 @@ public final class FiberIo implements Io, AutoCloseable {
                 builder.spinBeforeParking,
                 name,
                 builder.explore);
-        scheduler.watchForStalls(builder.stallThreshold);
+        try {
+            scheduler.watchForStalls(builder.stallThreshold);
+        } catch (RuntimeException | Error e) { // its thread could not start: the workers must not be left parked
+            scheduler.stopAfterFailedStart(e);
+            throw e;
+        }
     }
 
     /**

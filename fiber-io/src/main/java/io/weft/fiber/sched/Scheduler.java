@@ -23,6 +23,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
  * FiberIo's work-stealing scheduler: the {@link Executor} that the fibers' virtual threads are
@@ -232,6 +233,12 @@ public final class Scheduler implements Executor {
     final long maxParkNanos;
     /** Tests only: run by a worker about to park, before it counts itself parked. */
     volatile Runnable beforePark;
+    /**
+     * Tests only: run before any scheduler starts one of its platform threads (a worker, a spare,
+     * the stall watch); it may throw, as a start with no memory or no thread left does. Static:
+     * a constructor starts its workers.
+     */
+    static volatile Consumer<Thread> beforeThreadStart;
     /** Tests only: run by armTimer before it puts the timer in the heap. */
     volatile Runnable beforeArm;
     /**
@@ -347,9 +354,39 @@ public final class Scheduler implements Executor {
             threads[i] = new WorkerThread(workers[i], name + "-worker-" + i);
             workers[i].carrier = threads[i];
         }
-        for (WorkerThread thread : threads) {
-            thread.start();
+        try {
+            for (WorkerThread thread : threads) {
+                startThread(thread);
+            }
+        } catch (RuntimeException | Error e) { // no thread (out of memory, a ulimit): end those started
+            stopAfterFailedStart(e);
+            throw e;
         }
+    }
+
+    /**
+     * Stops a scheduler whose start failed part way (a worker's or the stall watch's thread could
+     * not start): the threads already started would otherwise park for good, unreachable and
+     * never stopped. They hold no task yet, so they end at once; a failure to stop is added to
+     * {@code cause}.
+     */
+    public void stopAfterFailedStart(Throwable cause) {
+        try {
+            if (!stop(Duration.ofSeconds(10))) {
+                cause.addSuppressed(new IllegalStateException(name + ": a started worker did not end"));
+            }
+        } catch (RuntimeException | Error stopFailure) {
+            cause.addSuppressed(stopFailure);
+        }
+    }
+
+    /** Starts one of the scheduler's platform threads (a worker, a spare, the stall watch). */
+    private void startThread(Thread thread) {
+        Consumer<Thread> hook = beforeThreadStart;
+        if (hook != null) {
+            hook.accept(thread);
+        }
+        thread.start();
     }
 
     /** Returns the number of configured workers (spares started for stalled workers not included). */
@@ -393,7 +430,7 @@ public final class Scheduler implements Executor {
         WorkerThread carrier = new WorkerThread(spare, name + "-spare-" + spare.index);
         spare.carrier = carrier;
         try {
-            carrier.start();
+            startThread(carrier);
         } catch (RuntimeException | Error e) { // no thread (out of memory, a ulimit): undo the counts
             idle.deactivate(spare.index);
             spare.carrier = null;
@@ -414,11 +451,11 @@ public final class Scheduler implements Executor {
         if (threshold.isZero() || clockIsVirtual() || workers.length == configured || watching) {
             return;
         }
-        watching = true;
         Thread thread = new Thread(null, new StallWatch(this, threshold.toNanos()), name + "-stall-watch", 0, false);
         thread.setDaemon(true);
+        startThread(thread); // may throw: then no watch, and a later call may try again
+        watching = true;
         watch = thread;
-        thread.start();
         // The watch rescues hosted sub-pollers' queued runs (HostedPoller): only when it looks often
         hostsPollers = threshold.toNanos() <= HostedPoller.MAX_THRESHOLD_NANOS;
     }

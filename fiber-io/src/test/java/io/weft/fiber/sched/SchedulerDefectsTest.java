@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.ParkToken;
 import io.weft.RawTask;
+import io.weft.fiber.FiberIo;
 import io.weft.fiber.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -505,6 +506,54 @@ class SchedulerDefectsTest {
         } finally {
             scheduler.beforeArm = null;
             scheduler.stop(WAIT);
+        }
+    }
+
+    /**
+     * Starts a scheduler's threads with {@code failing} unable to start (as with no memory or no
+     * thread left), and returns the threads that did start; each must have ended by then, where
+     * they used to park for good, unreachable.
+     */
+    private static List<Thread> threadsStartedBeforeAFailure(String failing, Runnable build) {
+        List<Thread> started = new CopyOnWriteArrayList<>();
+        Scheduler.beforeThreadStart = thread -> {
+            if (thread.getName().equals(failing)) {
+                throw new OutOfMemoryError("unable to create native thread (test)");
+            }
+            started.add(thread);
+        };
+        try {
+            OutOfMemoryError e = assertThrows(OutOfMemoryError.class, build::run);
+            assertEquals(0, e.getSuppressed().length, "the started threads stopped");
+        } finally {
+            Scheduler.beforeThreadStart = null;
+        }
+        assertFalse(started.isEmpty());
+        return started;
+    }
+
+    @Test
+    void aSchedulerWhoseSecondWorkerCannotStartEndsTheFirst() {
+        List<Thread> started = threadsStartedBeforeAFailure(
+                "half-started-worker-1", () -> new Scheduler(2, 256, Clock.real(), 1, false, "half-started"));
+        assertEquals(
+                List.of("half-started-worker-0"),
+                started.stream().map(Thread::getName).toList());
+        assertFalse(started.getFirst().isAlive());
+    }
+
+    @Test
+    void aFiberIoWhoseStallWatchCannotStartEndsItsWorkers() {
+        List<Thread> started = threadsStartedBeforeAFailure(
+                "no-watch-stall-watch",
+                () -> FiberIo.builder()
+                        .workers(2)
+                        .name("no-watch")
+                        .stallThreshold(Duration.ofMillis(5))
+                        .build());
+        assertEquals(2, started.size());
+        for (Thread worker : started) {
+            assertFalse(worker.isAlive(), worker.getName());
         }
     }
 

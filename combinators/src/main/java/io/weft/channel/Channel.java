@@ -313,6 +313,11 @@ public final class Channel<T> implements Iterable<T> {
     /** The slow path of both receives: park until an item, the end, or the deadline. */
     private T awaitItem(Io io, long deadlineMs, Duration timeout) {
         boolean holdsWakeUp = false; // popped by a waker, then found nothing: the wake-up is ours
+        // The deadline has passed when its timer fired, by the Io's own rule (a real clock's
+        // reading must pass it: Io.armTimer), or at once for a timeout of zero or less. Never by
+        // comparing nowMs() with it after another wake-up: a truncated reading reaches the
+        // deadline up to a millisecond before the wait has lasted its timeout.
+        boolean due = timeout != null && !timeout.isPositive();
         while (true) {
             T item = ring.poll();
             if (item != null) {
@@ -322,7 +327,7 @@ public final class Channel<T> implements Iterable<T> {
             if (ring.isClosedAndDrained()) {
                 throw drainedFor(receivers);
             }
-            if (deadlineMs != Io.NO_DEADLINE && io.nowMs() >= deadlineMs) {
+            if (due) {
                 T late = ring.pollSettled(); // "nothing arrived" must hold at one instant
                 if (late != null) {
                     afterTake();
@@ -352,7 +357,7 @@ public final class Channel<T> implements Iterable<T> {
             try {
                 park(receivers, node);
             } finally {
-                timer.cancel();
+                due = !timer.cancel(); // it fired
             }
             // Woken by a waker (the node was popped: a wake-up for us) or by the timer (the node
             // is still linked: take it out, or a later wakeOne would spend a wake-up on it).

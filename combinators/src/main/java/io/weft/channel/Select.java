@@ -261,6 +261,9 @@ public final class Select<R> {
         }
         Io io = Io.current();
         long deadline = onTimeout == null ? Io.NO_DEADLINE : Deadlines.after(io.nowMs(), timeout);
+        // Passed when its timer fired, or at once for a timeout of zero or less; never by reading
+        // the clock after another wake-up (see Channel.receive(Duration): that can be early)
+        boolean due = onTimeout != null && !timeout.isPositive();
         int[] order = order();
         Object[] links = new Object[clauses.size()];
         boolean[] popped = new boolean[clauses.size()];
@@ -275,7 +278,7 @@ public final class Select<R> {
                     return clauses.get(k).finish(result);
                 }
             }
-            if (deadline != Io.NO_DEADLINE && io.nowMs() >= deadline) {
+            if (due) {
                 if (anyPopped) {
                     passOnExcept(-1, popped);
                 }
@@ -310,9 +313,7 @@ public final class Select<R> {
                 passOnExcept(-1, popped);
                 throw e;
             } finally {
-                if (timer != null) {
-                    timer.cancel();
-                }
+                due = timer != null && !timer.cancel(); // it fired
             }
             anyPopped = leaveAll(links, popped);
         }

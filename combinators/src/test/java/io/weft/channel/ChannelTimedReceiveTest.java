@@ -16,6 +16,9 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
@@ -191,5 +194,63 @@ class ChannelTimedReceiveTest {
             assertEquals(2 * perSender, all.size());
             assertEquals(2 * perSender, new HashSet<>(all).size(), "an item was received twice");
         }
+    }
+    /**
+     * A receiver woken for an item that another took used to judge its deadline by the clock's
+     * reading, which, truncated to the millisecond, reaches the deadline up to a millisecond
+     * before the wait has lasted its timeout: a 1 ms receive timed out after 0.1 ms. Now only
+     * its timer (or a zero timeout) ends the wait.
+     */
+    @ParameterizedTest
+    @MethodSource("realClockConcurrent")
+    void aReceiverWokenForItemsOthersTakeNeverTimesOutEarly(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            List<Long> early = opened.call(() -> earlyTimeoutsWhileWokenForNothing(channel -> {
+                try {
+                    channel.receive(Duration.ofMillis(1));
+                    return false;
+                } catch (TimedOut e) {
+                    return true;
+                }
+            }));
+            assertEquals(List.of(), early, "1 ms receives that timed out early (ns)");
+        }
+    }
+
+    /**
+     * Runs {@code timedWait} (a 1 ms wait for an item of the given channel; true if it timed out)
+     * in the calling task until twenty have timed out, while another task keeps sending an item
+     * and taking it back at once: each send wakes the waiter, which then nearly always finds
+     * nothing (with two workers it may win the item: that wait does not count). Returns how long
+     * the timeouts that came in less than their millisecond of real time took (ns).
+     */
+    static List<Long> earlyTimeoutsWhileWokenForNothing(Predicate<Channel<Integer>> timedWait) {
+        Channel<Integer> channel = Channel.bounded(1);
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicInteger wakeUps = new AtomicInteger();
+        Future<Void> thief = Io.async(() -> {
+            while (!done.get()) {
+                channel.send(1); // wakes the waiter, if one waits
+                channel.tryReceive(); // null if the waiter ran between the send and the take
+                wakeUps.incrementAndGet();
+                Io.yield();
+            }
+            return null;
+        });
+        List<Long> early = new ArrayList<>();
+        for (int timeouts = 0; timeouts < 20; ) {
+            long start = System.nanoTime();
+            if (timedWait.test(channel)) {
+                timeouts++;
+                long waited = System.nanoTime() - start;
+                if (waited < 1_000_000) {
+                    early.add(waited);
+                }
+            }
+        }
+        done.set(true);
+        thief.await();
+        assertTrue(wakeUps.get() > 0);
+        return early;
     }
 }

@@ -234,6 +234,23 @@ class SelectTest {
         }
     }
 
+    /**
+     * A select woken for an item that another took used to judge its deadline by the clock's
+     * reading, up to a millisecond early (see ChannelTimedReceiveTest's twin).
+     */
+    @ParameterizedTest
+    @MethodSource("realClockConcurrent")
+    void aSelectWokenForItemsOthersTakeNeverTimesOutEarly(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            List<Long> early = opened.call(
+                    () -> ChannelTimedReceiveTest.earlyTimeoutsWhileWokenForNothing(channel -> Select.<Boolean>ordered()
+                            .onReceive(channel, x -> false)
+                            .onTimeout(Duration.ofMillis(1), () -> true)
+                            .select()));
+            assertEquals(List.of(), early, "1 ms selects that timed out early (ns)");
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("realClockConcurrent")
     void aCancelledSelectCommitsNothingAndLeavesNothingBehind(Ios.Kind kind) {

@@ -129,9 +129,13 @@ final class Awaiting {
             // virtual thread is no kernel call, and a scope's cancel arrives as an unpark
             spinBriefly(awaited);
         }
+        // A timed await ends when its timer fires, by the Io's own rule (a real clock's reading must
+        // pass the deadline): never by comparing nowMs() with it, which a truncated reading reaches
+        // up to a millisecond early. A timeout of zero or less never gets here (Task.await).
+        boolean due = false;
         try {
             while (!awaited.isDone()) {
-                if (deadlineMs != Io.NO_DEADLINE && io.nowMs() >= deadlineMs) {
+                if (due) {
                     return false;
                 }
                 ParkToken token = ParkToken.create(awaited);
@@ -148,9 +152,7 @@ final class Awaiting {
                     }
                 } finally {
                     awaited.removeWaiter(node);
-                    if (timer != null) {
-                        timer.cancel();
-                    }
+                    due = timer != null && !timer.cancel(); // it fired
                 }
             }
             return true;

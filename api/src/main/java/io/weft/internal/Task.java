@@ -801,6 +801,9 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
         if (isDone()) {
             return report();
         }
+        if (!timeout.isPositive()) {
+            throw new TimedOut(this + " was not done after " + timeout); // a look, no wait
+        }
         // the caller's clock; a plain thread with nothing installed uses this future's own Io
         // (no default Io needed), and only a future of no Io falls back to the default
         Io clockIo = io != null && Context.currentIo() == null && Context.currentTask() == null ? io : Io.current();

@@ -9,11 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.weft.Future;
 import io.weft.Future.State;
 import io.weft.Io;
+import io.weft.ParkToken;
 import io.weft.TimedOut;
+import io.weft.TimerHandle;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -89,6 +92,44 @@ class TimedWaitsTest {
         assertInstanceOf(TimedOut.class, outcome.get());
         assertEquals(State.PENDING, future.state(), "giving up does not cancel the future");
         assertEquals(0, future.waiterCount(), "the timed-out awaiter deregistered");
+    }
+
+    /**
+     * A timed await used to look at the clock before its first park: when the reading reached the
+     * deadline in between (a real clock's millisecond ticks over a few microseconds after the
+     * deadline was computed), it timed out without waiting. On a real clock a deadline has passed
+     * only once the reading has passed it, which the Io's timer knows and a reading does not. Here
+     * the reading ticks over between the two looks, and timers fire once the reading has passed
+     * their deadline, as on a real clock.
+     */
+    @Test
+    void aTimedAwaitEndsWhenItsTimerFiresNotWhenTheReadingReachesTheDeadline() throws InterruptedException {
+        AtomicInteger readings = new AtomicInteger();
+        DeferredIo io = new DeferredIo() {
+            @Override
+            public long nowMs() {
+                if (readings.incrementAndGet() == 2) {
+                    advance(1); // the await computed its deadline from reading 1: it is reached now
+                }
+                return super.nowMs();
+            }
+
+            @Override
+            public TimerHandle armTimer(long deadlineMs, ParkToken park) {
+                return super.armTimer(deadlineMs == NO_DEADLINE ? NO_DEADLINE : deadlineMs + 1, park);
+            }
+        };
+        Task<String> future = Task.of(Future.from(new CompletableFuture<String>()), "future");
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread awaiter = awaitOnNewThread(io, () -> future.await(Duration.ofMillis(1)), outcome);
+        DeferredIo.awaitParkedOnToken(awaiter);
+        assertEquals(1, io.nowMs(), "the reading reached the deadline");
+        assertEquals(1, io.armedTimers());
+
+        io.advance(1);
+        assertTrue(awaiter.join(JOIN));
+        assertInstanceOf(TimedOut.class, outcome.get());
+        assertEquals(0, future.waiterCount());
     }
 
     @Test

@@ -221,7 +221,7 @@ class ChannelTimedReceiveTest {
      * Runs {@code timedWait} (a 1 ms wait for an item of the given channel; true if it timed out)
      * in the calling task until twenty have timed out, while another task keeps sending an item
      * and taking it back at once: each send wakes the waiter, which then nearly always finds
-     * nothing (with two workers it may win the item: that wait does not count). Returns how long
+     * nothing (with more than one worker it may win the item: that wait does not count). Returns how long
      * the timeouts that came in less than their millisecond of real time took (ns).
      */
     static List<Long> earlyTimeoutsWhileWokenForNothing(Predicate<Channel<Integer>> timedWait) {

@@ -103,7 +103,9 @@ public final class Scheduler implements Executor {
      * count as parked (an RMW), then its read of the earliest for its park timeout; with the fence
      * of IdleWorkers.workerToNotify, one of the two sees the other. A read before the arm could
      * see an earlier timer that a worker fires at that moment, that worker then parking past the
-     * new one for the whole park timeout. Timers are fired only by workers: a worker blocked by a pinned fiber fires none
+     * new one for the whole park timeout. A tie with a timer already armed wakes too: that one
+     * may be firing at that moment (the arm then wrote nothing new; the argument rests on the
+     * earlier write of the same deadline). Timers are fired only by workers: a worker blocked by a pinned fiber fires none
      * (with one worker, nothing fires until it is unblocked).
      *
      * Timers after stop: no worker is left to fire them, but a plain thread may still wait on one
@@ -453,9 +455,14 @@ public final class Scheduler implements Executor {
         }
         Thread thread = new Thread(null, new StallWatch(this, threshold.toNanos()), name + "-stall-watch", 0, false);
         thread.setDaemon(true);
-        startThread(thread); // may throw: then no watch, and a later call may try again
+        watch = thread; // before it starts: a stop from now on unparks and joins it
+        try {
+            startThread(thread);
+        } catch (RuntimeException | Error e) { // no watch: a later call may try again
+            watch = null;
+            throw e;
+        }
         watching = true;
-        watch = thread;
         // The watch rescues hosted sub-pollers' queued runs (HostedPoller): only when it looks often
         hostsPollers = threshold.toNanos() <= HostedPoller.MAX_THRESHOLD_NANOS;
     }
@@ -1070,7 +1077,7 @@ public final class Scheduler implements Executor {
         TimerHandle handle = timers.arm(deadlineMs, park);
         if (stopped) {
             fireAfterStop(); // no worker will: a plain thread's timed await of a closed FiberIo's future
-        } else if (!isWorkerThread() && timers.nextDeadline() == deadlineMs) {
+        } else if (deadlineMs != Io.NO_DEADLINE && !isWorkerThread() && timers.nextDeadline() == deadlineMs) {
             wakeOneForTimers(); // the earliest once armed (a tie too: one spare wake-up); see the notes, "Timers"
         }
         return handle;

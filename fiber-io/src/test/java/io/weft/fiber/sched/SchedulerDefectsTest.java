@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -514,28 +515,40 @@ class SchedulerDefectsTest {
      * thread left), and returns the threads that did start; each must have ended by then, where
      * they used to park for good, unreachable.
      */
-    private static List<Thread> threadsStartedBeforeAFailure(String failing, Runnable build) {
+    private static List<Thread> threadsStartedBeforeAFailure(String prefix, String failing, Supplier<?> build) {
         List<Thread> started = new CopyOnWriteArrayList<>();
         Scheduler.beforeThreadStart = thread -> {
             if (thread.getName().equals(failing)) {
                 throw new OutOfMemoryError("unable to create native thread (test)");
             }
-            started.add(thread);
+            if (thread.getName().startsWith(prefix)) { // not another test's leftovers
+                started.add(thread);
+            }
         };
+        Object built;
         try {
-            OutOfMemoryError e = assertThrows(OutOfMemoryError.class, build::run);
+            built = build.get();
+        } catch (OutOfMemoryError e) {
             assertEquals(0, e.getSuppressed().length, "the started threads stopped");
+            assertFalse(started.isEmpty());
+            return started;
         } finally {
             Scheduler.beforeThreadStart = null;
         }
-        assertFalse(started.isEmpty());
-        return started;
+        switch (built) { // it should have failed: stop what it started before failing the test
+            case Scheduler scheduler -> scheduler.stop(WAIT);
+            case FiberIo io -> io.close();
+            default -> {}
+        }
+        throw new AssertionError("built despite the failed start: " + built);
     }
 
     @Test
     void aSchedulerWhoseSecondWorkerCannotStartEndsTheFirst() {
         List<Thread> started = threadsStartedBeforeAFailure(
-                "half-started-worker-1", () -> new Scheduler(2, 256, Clock.real(), 1, false, "half-started"));
+                "half-started-",
+                "half-started-worker-1",
+                () -> new Scheduler(2, 256, Clock.real(), 1, false, "half-started"));
         assertEquals(
                 List.of("half-started-worker-0"),
                 started.stream().map(Thread::getName).toList());
@@ -545,6 +558,7 @@ class SchedulerDefectsTest {
     @Test
     void aFiberIoWhoseStallWatchCannotStartEndsItsWorkers() {
         List<Thread> started = threadsStartedBeforeAFailure(
+                "no-watch-",
                 "no-watch-stall-watch",
                 () -> FiberIo.builder()
                         .workers(2)

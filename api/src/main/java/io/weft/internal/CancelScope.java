@@ -56,7 +56,15 @@ public final class CancelScope {
      * Deadline: a timer on the clock readies a token made by the owner's thread, which unparks
      * that thread wherever it is parked; its wait loop re-checks and finds the deadline passed.
      * The first to notice installs the deadline's cause with the same CAS as cancel(), so the
-     * cause never changes once seen.
+     * cause never changes once seen; and cancel() looks first, so a cancel that comes after the
+     * deadline passed (a child that failed when the deadline stopped it, before anyone looked)
+     * does not replace the deadline's cause. Passed means: its timer fired (the token is ready;
+     * the Io's own rule, under which a real clock's reading must pass the deadline), or the
+     * reading has passed it (nowMs() > deadline: a CPU-bound owner, on a worker no timer fires
+     * on while it runs, still sees it). Not a reading that has only reached it: a truncated
+     * reading reaches a deadline up to a millisecond before the scope has lasted its timeout.
+     * A virtual clock stops at the deadline, where its timer fires. A scope that must be over at
+     * once (a timeout of zero) is cancelled by its opener.
      *
      * Ending: `ended` is set by the owner, and ended scopes are unlinked from the top of the
      * stack; a scope ended while another is open above it stays linked (skipped) until those end.
@@ -102,6 +110,7 @@ public final class CancelScope {
     private final long deadlineMs;
     private final Throwable onDeadline;
     private final TimerHandle timer; // of the deadline, or null
+    private final ParkToken deadlineToken; // readied by the deadline's timer, or null
     private volatile Throwable cause;
     /** Set by the owner; volatile because other threads' cycle checks read the owner's stack. */
     private volatile boolean ended;
@@ -116,7 +125,8 @@ public final class CancelScope {
         this.deadlineMs = deadlineMs;
         this.onDeadline = onDeadline;
         // armed before it is linked: if arming throws, nothing is left on the owner's stack
-        this.timer = deadlineMs == Io.NO_DEADLINE ? null : clock.armTimer(deadlineMs, ParkToken.create());
+        this.deadlineToken = deadlineMs == Io.NO_DEADLINE ? null : ParkToken.create();
+        this.timer = deadlineToken == null ? null : clock.armTimer(deadlineMs, deadlineToken);
         if (task != null) {
             this.shieldDepth = task.shieldDepth();
             this.outer = task.cancelScopes();
@@ -173,15 +183,16 @@ public final class CancelScope {
     }
 
     /**
-     * Stops this scope with {@code why} as its cause, unless it already stopped: the owner's next
-     * suspend point inside it throws, and a parked owner is woken now. Any thread.
+     * Stops this scope with {@code why} as its cause, unless it already stopped (an earlier
+     * cancel, or its deadline passed: the deadline's cause stays): the owner's next suspend point
+     * inside it throws, and a parked owner is woken now. Any thread.
      *
      * @param why the cause the owner will see
      * @return whether this call stopped it
      */
     public boolean cancel(Throwable why) {
         Objects.requireNonNull(why, "why");
-        if (!CAUSE.compareAndSet(this, null, why)) {
+        if (cause() != null || !CAUSE.compareAndSet(this, null, why)) { // a deadline passed keeps its cause
             return false;
         }
         if (task != null) {
@@ -200,7 +211,7 @@ public final class CancelScope {
      */
     public Throwable cause() {
         Throwable why = cause;
-        if (why == null && deadlineMs != Io.NO_DEADLINE && !ended && clock.nowMs() >= deadlineMs) {
+        if (why == null && deadlineToken != null && !ended && (deadlineToken.isReady() || clock.nowMs() > deadlineMs)) {
             CAUSE.compareAndSet(this, null, onDeadline);
             why = cause;
         }

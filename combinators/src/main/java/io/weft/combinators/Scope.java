@@ -202,6 +202,10 @@ public final class Scope implements AutoCloseable {
             this.deadlineMs = Deadlines.after(clock.nowMs(), timeout);
             this.timedOut = new TimedOut("the scope's deadline passed (" + timeout + " after it opened)");
             this.ownerStop = CancelScope.open(clock, deadlineMs, timedOut);
+            if (!timeout.isPositive()) {
+                // no time at all: over now, not when the clock has passed the deadline (CancelScope's notes)
+                ownerStop.cancel(timedOut);
+            }
         }
     }
 

@@ -253,7 +253,7 @@ public final class Futures {
         Objects.requireNonNull(duration, "duration");
         Objects.requireNonNull(body, "body");
         Io io = Io.current();
-        long limitMs = ceilMillis(duration);
+        long limitMs = Math.max(0, ceilMillis(duration)); // a negative duration leaves no time, as zero does
         long start = io.nowMs();
         Future<? extends T> task = Io.async(body);
         if (task.isDone()) {
@@ -348,7 +348,14 @@ public final class Futures {
                 if (random == null) {
                     random = Objects.requireNonNull(policy.random().get(), "policy.random() returned null");
                 }
-                Io.sleep(policy.delayAfter(attempt, random));
+                try {
+                    Io.sleep(policy.delayAfter(attempt, random));
+                } catch (Cancelled c) { // cancelled in the backoff: the failures so far ride on it
+                    for (Throwable previous : earlier) {
+                        Watch.suppress(c, previous);
+                    }
+                    throw c;
+                }
             }
         }
     }

@@ -604,8 +604,9 @@ public final class Scope implements AutoCloseable {
         for (Throwable failure : unobserved) {
             try {
                 to.uncaughtException(self, failure);
-            } catch (RuntimeException ignored) {
-                // as with threads: an exception the handler throws is ignored
+            } catch (Throwable ignored) {
+                // as with threads: what the handler throws is ignored (an Error too: the other
+                // failures are still reported, and the block's own outcome stays)
             }
         }
     }

@@ -19,6 +19,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -158,16 +159,25 @@ class RetryTest {
                     .initialDelay(Duration.ofHours(1))
                     .maxDelay(Duration.ofHours(2))
                     .build();
-            Elsewhere<Object> caller = Elsewhere.start(
-                    opened.io(),
-                    () -> Futures.retry(slow, () -> {
+            IllegalStateException fails = new IllegalStateException("fails");
+            AtomicReference<Throwable[]> carried = new AtomicReference<>();
+            Elsewhere<Object> caller = Elsewhere.start(opened.io(), () -> {
+                try {
+                    return Futures.retry(slow, () -> {
                         attempts.incrementAndGet();
-                        throw new IllegalStateException("fails");
-                    }));
+                        throw fails;
+                    });
+                } catch (Cancelled c) {
+                    carried.set(c.getSuppressed());
+                    throw c;
+                }
+            });
             caller.awaitParkedIn(Futures.class, "retry");
             caller.task().cancel();
             assertInstanceOf(Cancelled.class, caller.outcome());
             assertEquals(1, attempts.get());
+            // the attempt's failure is not lost with the cancel (it used to be dropped)
+            assertArrayEquals(new Throwable[] {fails}, carried.get());
         }
     }
 

@@ -978,6 +978,34 @@ class ScopeOwnerTest {
         }
     }
 
+    /**
+     * A handler that threw an Error (an assertion in a test's handler) used to escape close: the
+     * failures after it went unreported, and the Error replaced the block's own outcome.
+     */
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aSupervisorsHandlerThatThrowsAnErrorStopsNeitherTheReportsNorTheBlock(Ios.Kind kind) {
+        IllegalStateException first = new IllegalStateException("first");
+        IllegalStateException second = new IllegalStateException("second");
+        List<Throwable> handled = new CopyOnWriteArrayList<>();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            String value = opened.call(() -> {
+                try (Scope scope = Scope.supervisor((thread, e) -> {
+                    handled.add(e);
+                    throw new AssertionError("the handler's own failure");
+                })) {
+                    scope.fork(() -> fail(first));
+                    scope.fork(() -> fail(second));
+                    scope.join();
+                }
+                return "the block's value";
+            });
+            assertEquals("the block's value", value);
+            assertEquals(Set.of(first, second), Set.copyOf(handled));
+            assertEquals(2, handled.size());
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("io.weft.testing.Ios#all")
     void aSupervisorWhoseFailuresWereReadReportsNothing(Ios.Kind kind) {

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -187,5 +189,26 @@ class TimeoutTest {
                 return null;
             });
         }
+    }
+    /**
+     * A negative duration used to time out a body that an inline Io had run to completion at
+     * once, where a zero one let it through: both leave no time, and are the same.
+     */
+    @ParameterizedTest
+    @MethodSource("inline")
+    void aNegativeDurationIsTreatedAsZero(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            opened.call(() -> {
+                for (Duration none : List.of(Duration.ZERO, Duration.ofMillis(-5))) {
+                    assertEquals("at once", Futures.timeout(none, () -> "at once"), none.toString());
+                }
+                return null;
+            });
+        }
+    }
+
+    /** The inline Ios: the only ones on which a body completes at once, inside the call. */
+    static Stream<Named<Ios.Kind>> inline() {
+        return Ios.all().filter(named -> named.getPayload().inline());
     }
 }

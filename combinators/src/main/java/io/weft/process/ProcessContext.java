@@ -42,12 +42,13 @@ public final class ProcessContext<M> {
     }
 
     /**
-     * Ends this process once the current message is handled: later sends get
-     * {@link ProcessNotFound}, and the messages still queued go to the registry's dead-letter
-     * handler. Idempotent.
+     * Ends this process once the current message is handled (at once if none is being handled,
+     * as when called from a task the handler spawned): later sends get {@link ProcessNotFound},
+     * and the messages still queued go to the registry's dead-letter handler. Idempotent.
      */
     public void stop() {
         process.requestStop();
+        process.endIfIdle(); // called while no message is being handled (from a task it spawned): now
     }
 
     @Override

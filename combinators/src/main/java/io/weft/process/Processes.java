@@ -83,10 +83,14 @@ public final class Processes implements AutoCloseable {
      *   - the run itself, when its handler stopped the process or failed for good, or when it finds
      *     `stopping` set (shutdown, or stop from a handler) at the top of its loop or on the way
      *     out (its finally);
-     *   - shutdown(), for a process with no run (pending == 0 after `stopping` was set): then no
-     *     run can start behind its back and still see `stopping` unset. The orderings are seq_cst:
-     *     shutdown writes `stopping` before reading `pending`; a sender's increment that shutdown
-     *     did not see comes after that read, and the run it starts reads `stopping` after that.
+     *   - the run, when its restart throws (the behavior or the policy's retryOn): it ends failed
+     *     with that, which is reported too (else no run would ever come: `pending` stays above 0);
+     *   - the sender whose run the Io refused (closed): no run would come either;
+     *   - shutdown(), or ProcessContext.stop() called while no message is being handled, for a
+     *     process with no run (pending == 0 after `stopping` was set): then no run can start
+     *     behind its back and still see `stopping` unset. The orderings are seq_cst: they write
+     *     `stopping` before reading `pending`; a sender's increment they did not see comes after
+     *     that read, and the run it starts reads `stopping` after that.
      * The mailbox has one consumer at a time: the run, or whoever ends the process (a run that
      * sees `stopping` takes nothing more from the mailbox).
      *
@@ -288,14 +292,15 @@ public final class Processes implements AutoCloseable {
     /**
      * The future that completes when {@code pid}'s process ends: with null when it was stopped or
      * shut down, with its last failure when it failed for good. Ask for it while the process is
-     * alive (right after {@link #spawn}, typically) and keep it.
+     * alive (right after {@link #spawn}, typically) and keep it. Each call returns a new future:
+     * cancelling one completes only that one, as cancelled, and ends nothing.
      *
      * @param pid a live process
      * @return its termination future
      * @throws ProcessNotFound if no live process has that pid
      */
     public Future<Void> termination(Pid<?> pid) {
-        return find(pid).termination;
+        return find(pid).termination(); // a view of its own: cancelling it affects no other caller
     }
 
     /**
@@ -322,19 +327,22 @@ public final class Processes implements AutoCloseable {
         }
         List<Pid<?>> notEnded = new ArrayList<>();
         for (Proc<?> process : all) {
+            Future<Void> termination = process.termination(); // its own: a user's cancel of theirs does not count
             try {
                 if (deadline == Io.NO_DEADLINE) {
-                    process.termination.await();
+                    termination.await();
                 } else {
-                    process.termination.await(Duration.ofMillis(Math.max(0, deadline - io.nowMs())));
+                    termination.await(Duration.ofMillis(Math.max(0, deadline - io.nowMs())));
                 }
-            } catch (TimedOut stillRunning) {
-                notEnded.add(process.pid);
-            } catch (RuntimeException e) {
-                if (!process.termination.isDone()) {
+            } catch (Throwable e) { // await throws only unchecked ones
+                if (!process.terminated.isDone()) {
+                    if (e instanceof TimedOut) {
+                        notEnded.add(process.pid);
+                        continue;
+                    }
                     throw e; // the caller's own cancellation (or a plain thread's interrupt): not an end
                 }
-                // it ended with a failure, reported when it happened
+                // it ended with a failure (an Error, a TimedOut of its own too), reported when it happened
             }
         }
         return notEnded;
@@ -399,7 +407,6 @@ public final class Processes implements AutoCloseable {
     final class Proc<M> {
         final Pid<M> pid;
         final MessageQueue<M> queue;
-        final Future<Void> termination;
         private final Io io;
         private final RetryPolicy restart;
         private final Supplier<? extends Handler<M>> behavior;
@@ -407,7 +414,9 @@ public final class Processes implements AutoCloseable {
         private final ProcessContext<M> context;
         private final AtomicInteger pending = new AtomicInteger();
         final AtomicBoolean ended = new AtomicBoolean();
+        /** Completed by end(); the termination futures handed out are views of it. */
         private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+
         private volatile boolean stopping;
         /** The task of the current run, or null; for shutdown's cancel. */
         private final AtomicReference<Future<?>> running = new AtomicReference<>();
@@ -424,17 +433,29 @@ public final class Processes implements AutoCloseable {
             this.behavior = behavior;
             this.random = restart.random().get();
             this.context = new ProcessContext<>(Processes.this, this);
-            this.termination = Future.from(terminated);
             this.handler = Objects.requireNonNull(behavior.get(), "the behavior built no handler");
         }
 
-        /** After a put: count the message, and start a run if the process was idle. */
+        Future<Void> termination() {
+            return Future.from(terminated);
+        }
+
+        /**
+         * After a put: count the message, and start a run if the process was idle. If the Io
+         * refuses the run (closed), no run would ever come: the process ends, and its mailbox,
+         * this message included, goes to the dead letters; the caller gets the refusal.
+         */
         void delivered() {
             if (pending.getAndIncrement() == 0) {
-                if (Io.current() == io) {
-                    Io.async(this::run);
-                } else {
-                    Io.with(io).call(() -> Io.async(this::run));
+                try {
+                    if (Io.current() == io) {
+                        Io.async(this::run);
+                    } else {
+                        Io.with(io).call(() -> Io.async(this::run));
+                    }
+                } catch (RuntimeException | Error refused) {
+                    end("its Io refused to run it: " + refused, refused);
+                    throw refused;
                 }
             }
         }
@@ -486,6 +507,10 @@ public final class Processes implements AutoCloseable {
                 stopping = true;
                 endReason = "its registry shut down";
                 return null;
+            } catch (Throwable restartFailed) { // the restart threw (the behavior, the policy's retryOn)
+                reportFailure(pid, restartFailed);
+                end("it could not be restarted: " + restartFailed, restartFailed);
+                return null;
             } finally {
                 running.compareAndSet(me, null); // a run started after this one's count reached 0 keeps its own
                 if (stopping) {
@@ -521,6 +546,9 @@ public final class Processes implements AutoCloseable {
                 return false;
             }
             Io.sleep(restart.delayAfter(handlers, random)); // on the Io's clock; Cancelled at shutdown
+            if (stopping) {
+                return false; // stopped meanwhile (a zero back-off is no suspend point): no new handler
+            }
             handler = Objects.requireNonNull(behavior.get(), "the behavior built no handler");
             restarts = handlers;
             return true;

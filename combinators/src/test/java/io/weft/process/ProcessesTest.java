@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -363,6 +364,191 @@ class ProcessesTest {
             assertThrows(Cancelled.class, () -> caller.await(PATIENCE));
             assertFalse(returned.get(), "the cancelled shutdown returned as if the stubborn process had ended");
         }
+    }
+
+    /**
+     * A restart whose behavior threw used to escape the run: the process stayed alive with a run
+     * counted and none running, so later messages were never handled nor dead-lettered, and its
+     * termination never came. Now it ends, failed with that, which is reported too.
+     */
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aProcessWhoseRestartThrowsEndsFailedAndLosesNothing(Ios.Kind kind) {
+        IllegalStateException cannotBuild = new IllegalStateException("no second handler");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            opened.call(() -> {
+                List<DeadLetter> dead = new CopyOnWriteArrayList<>();
+                List<Throwable> failures = new CopyOnWriteArrayList<>();
+                AtomicInteger builds = new AtomicInteger();
+                RetryPolicy restart = RetryPolicy.builder()
+                        .maxAttempts(3)
+                        .initialDelay(Duration.ZERO)
+                        .build();
+                try (Processes processes = quietRegistry(dead, failures)) {
+                    Pid<Msg> counter = processes.spawn("counter", Mailbox.unbounded(), restart, () -> {
+                        if (builds.incrementAndGet() > 1) {
+                            throw cannotBuild;
+                        }
+                        return new Counter();
+                    });
+                    Future<Void> ended = processes.termination(counter);
+                    processes.send(counter, new Boom());
+                    assertSame(cannotBuild, assertThrows(IllegalStateException.class, () -> ended.await(PATIENCE)));
+                    assertFalse(processes.isAlive(counter));
+                    assertThrows(ProcessNotFound.class, () -> processes.send(counter, new Add(1)));
+                    assertEquals(2, failures.size(), "the handler's failure, then the restart's: " + failures);
+                    assertSame(cannotBuild, failures.get(1));
+                    assertEquals(1, dead.size(), "the message its handler failed on: " + dead);
+                }
+                return null;
+            });
+        }
+    }
+
+    /** A handler that stops its process and then fails used to be rebuilt all the same (a zero back-off). */
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aProcessStoppedByItsFailingHandlerIsNotRestarted(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            opened.call(() -> {
+                AtomicInteger builds = new AtomicInteger();
+                RetryPolicy restart = RetryPolicy.builder()
+                        .maxAttempts(3)
+                        .initialDelay(Duration.ZERO)
+                        .build();
+                try (Processes processes = quietRegistry(new CopyOnWriteArrayList<>(), new CopyOnWriteArrayList<>())) {
+                    Pid<String> quitter = processes.spawn("quitter", Mailbox.unbounded(), restart, () -> {
+                        builds.incrementAndGet();
+                        return (self, message) -> {
+                            self.stop();
+                            throw new IllegalStateException("failed as it stopped");
+                        };
+                    });
+                    Future<Void> ended = processes.termination(quitter);
+                    processes.send(quitter, "go");
+                    ended.await(PATIENCE);
+                    assertEquals(1, builds.get(), "no handler is built for a stopped process");
+                }
+                return null;
+            });
+        }
+    }
+
+    /** stop() called while no message is being handled (here, by the test after the handler ran) used to end nothing. */
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aProcessStoppedWhileIdleEndsAtOnce(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            opened.call(() -> {
+                AtomicReference<ProcessContext<String>> context = new AtomicReference<>();
+                try (Processes processes = Processes.create()) {
+                    Pid<String> idle = processes.spawn("idle", () -> (self, message) -> {
+                        context.set(self);
+                        if (message.equals("ask")) {
+                            throw new IllegalStateException("not expected");
+                        }
+                    });
+                    Future<Void> ended = processes.termination(idle);
+                    processes.send(idle, "remember your context");
+                    await().atMost(PATIENCE).until(() -> context.get() != null);
+                    context.get().stop();
+                    ended.await(PATIENCE);
+                    assertFalse(processes.isAlive(idle));
+                    assertThrows(ProcessNotFound.class, () -> processes.send(idle, "late"));
+                }
+                return null;
+            });
+        }
+    }
+
+    /**
+     * Every caller used to get the one termination future of a process: a caller that cancelled
+     * it (a race, a timeout around its await) cancelled it for everyone, and shutdown then took
+     * the process for ended.
+     */
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void cancellingOnesTerminationFutureEndsNothingAndAffectsNoOtherCaller(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            opened.call(() -> {
+                try (Processes processes = Processes.create()) {
+                    Pid<Msg> counter = processes.spawn("counter", Counter::new);
+                    Future<Void> mine = processes.termination(counter);
+                    assertTrue(mine.cancel());
+                    Future<Void> theirs = processes.termination(counter);
+                    assertFalse(theirs.isDone());
+                    assertTrue(processes.isAlive(counter));
+                    assertEquals(List.of(), processes.shutdown(PATIENCE));
+                    assertEquals(null, theirs.await(PATIENCE), "it ended when shut down");
+                }
+                return null;
+            });
+        }
+    }
+
+    /**
+     * A process that ended during the shutdown with an Error (or a TimedOut of its own) used to
+     * make shutdown throw that Error (an AssertionError escaping close), or report the process as
+     * one that did not end.
+     */
+    @ParameterizedTest
+    @MethodSource("realClockConcurrent")
+    void aProcessThatFailsAsItIsShutDownCountsAsEnded(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            opened.call(() -> {
+                List<Throwable> failures = new CopyOnWriteArrayList<>();
+                Processes processes = quietRegistry(new CopyOnWriteArrayList<>(), failures);
+                Channel<String> started = Channel.bounded(2);
+                Channel<String> gate = Channel.bounded(1);
+                List<Throwable> endings =
+                        List.of(new AssertionError("its cleanup failed"), new TimedOut("its own wait"));
+                for (Throwable ending : endings) {
+                    Pid<String> process =
+                            processes.spawn("ends-with-" + ending.getClass().getSimpleName(), () -> (self, message) -> {
+                                started.trySend("busy");
+                                try {
+                                    gate.receive();
+                                } catch (Cancelled shutDown) {
+                                    throw Watchless.unchecked(ending);
+                                }
+                            });
+                    processes.send(process, "work");
+                }
+                started.receive();
+                started.receive();
+                assertEquals(List.of(), processes.shutdown(PATIENCE), "both ended");
+                assertEquals(Set.copyOf(endings), Set.copyOf(failures));
+                return null;
+            });
+        }
+    }
+
+    /** Rethrows any throwable unchecked: the handler's way to end with an Error or a TimedOut alike. */
+    private static final class Watchless {
+        static RuntimeException unchecked(Throwable t) {
+            if (t instanceof RuntimeException r) {
+                throw r;
+            }
+            throw (Error) t;
+        }
+    }
+
+    /**
+     * A send whose run the closed Io refused used to leave the process alive with a run counted
+     * and none running: every later send was taken and stranded, and shutdown could not end it.
+     */
+    @Test
+    void aSendWhoseRunTheClosedIoRefusesEndsTheProcess() {
+        List<DeadLetter> dead = new CopyOnWriteArrayList<>();
+        Processes processes = quietRegistry(dead, new CopyOnWriteArrayList<>());
+        FiberIo io = FiberIo.builder().workers(1).build();
+        Pid<Msg> counter = Io.with(io).call(() -> processes.spawn("counter", Counter::new));
+        io.close();
+        assertThrows(IllegalStateException.class, () -> processes.send(counter, new Add(1)));
+        assertFalse(processes.isAlive(counter));
+        assertEquals(1, dead.size(), "the refused message is a dead letter: " + dead);
+        assertThrows(ProcessNotFound.class, () -> processes.send(counter, new Add(2)));
+        assertEquals(List.of(), processes.shutdown(PATIENCE));
     }
 
     @Test

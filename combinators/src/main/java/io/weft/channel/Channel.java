@@ -462,6 +462,16 @@ public final class Channel<T> implements Iterable<T> {
         return closedForReceivers();
     }
 
+    /** As {@link #selectReceiveNow}, but null only if the channel was empty at one instant (Ring.pollSettled). */
+    Object selectReceiveSettled() {
+        T item = ring.pollSettled();
+        if (item != null) {
+            afterTake();
+            return item;
+        }
+        return closedForReceivers();
+    }
+
     /**
      * Links {@code node} among the parked receivers unless an item (or the end) is there: returns
      * what {@link #selectReceiveNow} would, or null when the node is linked.
@@ -482,6 +492,11 @@ public final class Channel<T> implements Iterable<T> {
      */
     Object selectSendNow(T item) {
         return sent(ring.offer(item));
+    }
+
+    /** As {@link #selectSendNow}, but null only if the channel was full at one instant (Ring.offerSettled). */
+    Object selectSendSettled(T item) {
+        return sent(ring.offerSettled(item));
     }
 
     /**

@@ -70,7 +70,9 @@ public final class Select<R> {
      *
      * One run (select()):
      *   1. try each clause without waiting, in the run's order; the first that succeeds commits;
-     *   2. if the deadline has passed, the timeout clause commits;
+     *   2. if the deadline has passed, the timeout clause commits; step 1 was then settled (a
+     *      slot between another thread's claim and its publish is waited for, as Channel's
+     *      receive does before its TimedOut), so a finished send's item is never missed;
      *   3. register: one fresh ParkToken for the run; for each clause, in order, a node on the
      *      channel's waiter list (Waiters.linkUnless, whose re-check under the list's lock may
      *      commit the clause at once: then the clauses registered so far are taken back), an
@@ -270,7 +272,9 @@ public final class Select<R> {
         boolean anyPopped = false;
         while (true) {
             for (int k : order) {
-                Object result = clauses.get(k).now();
+                // the last look before the timeout commits is settled: "nothing was ready" holds at one instant
+                Object result =
+                        due ? clauses.get(k).settledNow() : clauses.get(k).now();
                 if (result != NONE) {
                     if (anyPopped) {
                         passOnExcept(k, popped);
@@ -390,6 +394,15 @@ public final class Select<R> {
         abstract Object now();
 
         /**
+         * As {@link #now}, but fails only if the clause could not commit at one instant (a slot
+         * another thread is between claiming and publishing is waited for): the look before the
+         * timeout commits, which must not miss an item a finished send left.
+         */
+        Object settledNow() {
+            return now();
+        }
+
+        /**
          * Registers to ready {@code token} (storing the registration in {@code links[index]}), or
          * commits at once: its raw result, else NONE.
          */
@@ -412,6 +425,15 @@ public final class Select<R> {
     private abstract static class ChannelClause<R> extends Clause<R> {
         /** The channel's attempt that does not wait: a raw result, or null. */
         abstract Object tryNow();
+
+        /** As tryNow, null only if it could not succeed at one instant. */
+        abstract Object trySettled();
+
+        @Override
+        final Object settledNow() {
+            Object result = trySettled();
+            return result == null ? NONE : result;
+        }
 
         /** The channel's attempt under the list's lock that links {@code node} if it fails. */
         abstract Object tryLink(Waiters.Node node);
@@ -464,6 +486,11 @@ public final class Select<R> {
         }
 
         @Override
+        Object trySettled() {
+            return channel.selectReceiveSettled();
+        }
+
+        @Override
         Object tryLink(Waiters.Node node) {
             return channel.selectReceiveLink(node);
         }
@@ -501,6 +528,11 @@ public final class Select<R> {
         @Override
         Object tryNow() {
             return channel.selectSendNow(item);
+        }
+
+        @Override
+        Object trySettled() {
+            return channel.selectSendSettled(item);
         }
 
         @Override

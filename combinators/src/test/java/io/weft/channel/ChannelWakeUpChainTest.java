@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -85,5 +87,42 @@ class ChannelWakeUpChainTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+    /**
+     * A select's timeout used to commit after plain, unsettled looks: with a send paused between
+     * its claim of position 0 and its publish, a finished send's item at position 1 was in the
+     * channel, and a select with a zero timeout still timed out. Now its last look is settled, as
+     * a timed receive's is: it waits out the paused send and takes the item at the head.
+     */
+    @Test
+    void aSelectDoesNotTimeOutWhileAFinishedSendsItemIsInTheChannel() throws InterruptedException {
+        CountDownLatch claimed = new CountDownLatch(1);
+        CountDownLatch publish = new CountDownLatch(1);
+        Channel<Integer> channel = new Channel<>(2, item -> {}, position -> {
+            if (position == 0) {
+                claimed.countDown();
+                awaitQuietly(publish);
+            }
+        });
+        Thread slowProducer = Thread.ofPlatform().daemon().start(() -> channel.send(0)); // pauses after claiming 0
+        assertEquals(true, claimed.await(20, TimeUnit.SECONDS));
+        channel.send(1); // finished: its item is in the channel
+        AtomicReference<Object> chosen = new AtomicReference<>();
+        Thread selecting = Thread.ofPlatform()
+                .daemon()
+                .start(() -> chosen.set(Select.<Object>ordered()
+                        .onReceive(channel, item -> item)
+                        .onTimeout(Duration.ZERO, () -> "timed out")
+                        .select()));
+        // until it has chosen (the bug) or waits for position 0 to be published (the settled look)
+        await().atMost(PATIENCE)
+                .until(() -> chosen.get() != null
+                        || Arrays.stream(selecting.getStackTrace())
+                                .anyMatch(frame -> frame.getMethodName().equals("pollSettled")));
+        publish.countDown();
+        selecting.join(PATIENCE.toMillis());
+        slowProducer.join(PATIENCE.toMillis());
+        assertEquals(0, chosen.get(), "the select timed out with items in the channel");
+        assertEquals(1, channel.tryReceive());
     }
 }

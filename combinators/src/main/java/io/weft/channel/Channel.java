@@ -353,11 +353,13 @@ public final class Channel<T> implements Iterable<T> {
                 park(receivers, node);
                 continue; // woken: an item (or a close) to look at
             }
-            TimerHandle timer = io.armTimer(deadlineMs, node.token);
+            TimerHandle timer = armOrLeave(io, deadlineMs, receivers, node);
             try {
                 park(receivers, node);
             } finally {
-                due = !timer.cancel(); // it fired
+                // it fired; or the reading has passed the deadline (never early), should a run of
+                // wake-ups for items others take keep re-arming a timer that is due
+                due = !timer.cancel() || io.nowMs() > deadlineMs;
             }
             // Woken by a waker (the node was popped: a wake-up for us) or by the timer (the node
             // is still linked: take it out, or a later wakeOne would spend a wake-up on it).
@@ -577,6 +579,22 @@ public final class Channel<T> implements Iterable<T> {
     @Override
     public String toString() {
         return "Channel[capacity=" + ring.capacity() + (isClosed() ? ", closed]" : "]");
+    }
+
+    /**
+     * Arms the timer of a linked node's timed wait; if that throws (no memory for the timer, an
+     * Io that refuses), takes the node out first, passing on a wake-up it was given: a stale
+     * node would take a later wake-up meant for a live waiter.
+     */
+    private static TimerHandle armOrLeave(Io io, long deadlineMs, Waiters list, Waiters.Node node) {
+        try {
+            return io.armTimer(deadlineMs, node.token);
+        } catch (RuntimeException | Error e) {
+            if (list.leave(node)) {
+                list.wakeOne();
+            }
+            throw e;
+        }
     }
 
     /** Parks on {@code node}; on any exception, leaves the list and passes on a wake-up it got. */

@@ -309,15 +309,19 @@ public final class Select<R> {
                 passOnExcept(committed, popped);
                 return clauses.get(committed).finish(result);
             }
-            TimerHandle timer = deadline == Io.NO_DEADLINE ? null : io.armTimer(deadline, token);
+            TimerHandle timer = null;
             try {
+                if (deadline != Io.NO_DEADLINE) {
+                    timer = io.armTimer(deadline, token); // inside: if it throws, the nodes are taken back
+                }
                 io.suspendRaw(token);
             } catch (RuntimeException | Error e) {
                 leaveAll(links, popped);
                 passOnExcept(-1, popped);
                 throw e;
             } finally {
-                due = timer != null && !timer.cancel(); // it fired
+                // it fired, or the reading has passed the deadline (see Channel.receive(Duration))
+                due = timer != null && (!timer.cancel() || io.nowMs() > deadline);
             }
             anyPopped = leaveAll(links, popped);
         }

@@ -8,7 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Io;
+import io.weft.ParkToken;
+import io.weft.RawTask;
 import io.weft.TimedOut;
+import io.weft.TimerHandle;
+import io.weft.blocking.BlockingIo;
 import io.weft.fiber.FiberIo;
 import io.weft.testing.Ios;
 import java.time.Duration;
@@ -18,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
@@ -252,5 +257,66 @@ class ChannelTimedReceiveTest {
         thief.await();
         assertTrue(wakeUps.get() > 0);
         return early;
+    }
+    /**
+     * A timed receive, or a select with a timeout, whose timer could not be armed (no memory for
+     * it, an Io that refuses) used to leave its node linked: the stale node then took the next
+     * wake-up, and a live receiver beside it slept next to an item.
+     */
+    @Test
+    void aTimedWaitWhoseTimerCannotBeArmedLeavesNoNodeBehind() throws InterruptedException {
+        Io io = timersRefused(BlockingIo.create());
+        Channel<String> channel = Channel.bounded(1);
+        Io.with(io).run(() -> {
+            assertThrows(IllegalStateException.class, () -> channel.receive(Duration.ofSeconds(1)));
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> Select.<String>ordered()
+                            .onReceive(channel, item -> item)
+                            .onTimeout(Duration.ofSeconds(1), () -> "timed out")
+                            .select());
+        });
+        assertEquals(0, channel.waitingReceivers(), "a node was left linked");
+        AtomicReference<String> got = new AtomicReference<>();
+        Thread receiver = Thread.ofPlatform().daemon().start(() -> got.set(channel.receive()));
+        await().atMost(PATIENCE).until(() -> channel.waitingReceivers() == 1);
+        channel.send("for the live receiver");
+        receiver.join(PATIENCE.toMillis());
+        assertEquals("for the live receiver", got.get());
+    }
+
+    /** {@code delegate}, except that arming a timer throws. */
+    private static Io timersRefused(Io delegate) {
+        return new Io() {
+            @Override
+            public void spawnRaw(RawTask task) {
+                delegate.spawnRaw(task);
+            }
+
+            @Override
+            public void suspendRaw(ParkToken park) {
+                delegate.suspendRaw(park);
+            }
+
+            @Override
+            public void ready(ParkToken park) {
+                delegate.ready(park);
+            }
+
+            @Override
+            public long poll(long deadlineMs) {
+                return delegate.poll(deadlineMs);
+            }
+
+            @Override
+            public long nowMs() {
+                return delegate.nowMs();
+            }
+
+            @Override
+            public TimerHandle armTimer(long deadlineMs, ParkToken park) {
+                throw new IllegalStateException("no timer for you (test)");
+            }
+        };
     }
 }

@@ -92,6 +92,8 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
     private volatile Thread spawning;
     /** The producer task, once it returned, waiting for a stray emit to leave the guard. */
     private volatile Waiter leaving;
+    /** What a subscriber's onNext threw, already reported (the producer may rethrow it). */
+    private volatile Throwable reportedFromOnNext;
 
     private record Waiter(Io io, ParkToken token) {}
 
@@ -210,6 +212,11 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
         downstream = null;
         Object why = stop.get();
         if (subscriber == null || why == CANCELLED) {
+            // No signal to carry the producer's own failure (a cleanup that threw after the
+            // cancel, an onUndelivered hook): report it, or it is lost (DESIGN §3.9)
+            if (failure != null && !(failure instanceof Cancelled) && failure != reportedFromOnNext) {
+                Signals.report(io, failure);
+            }
             return;
         }
         try {
@@ -242,6 +249,7 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
 
     @Override
     public void cancel() {
+        downstream = null; // no further signal, even after a bad request's stop (its onError not sent yet)
         stopWith(CANCELLED);
     }
 
@@ -291,6 +299,7 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
                 // §2.13: a subscriber that throws has cancelled; it is reported (the producer may
                 // well swallow it), and the producer learns why
                 stopWith(CANCELLED);
+                reportedFromOnNext = e;
                 Signals.report(io, e);
                 throw e;
             }

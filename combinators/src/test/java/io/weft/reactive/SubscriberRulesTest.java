@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.weft.Cancelled;
 import io.weft.Future;
 import io.weft.Io;
 import io.weft.blocking.BlockingIo;
@@ -260,6 +261,84 @@ class SubscriberRulesTest {
                     .subscribe(failing);
             awaitReported(reported, errorBroke);
         }
+    }
+
+    /**
+     * A producer that failed after its subscriber cancelled (its cleanup threw) used to lose that
+     * failure: no signal carries it after a cancel, and it was not reported either.
+     */
+    @ParameterizedTest
+    @MethodSource("ios")
+    void aProducersFailureAfterTheSubscriberCancelledIsReported(Function<List<Throwable>, Reporting> make) {
+        List<Throwable> reported = new CopyOnWriteArrayList<>();
+        try (Reporting r = make.apply(reported)) {
+            IllegalStateException cleanup = new IllegalStateException("the producer's cleanup failed");
+            WeftPublisher<Integer> publisher = Io.with(r.io())
+                    .call(() -> Reactive.produce(emitter -> {
+                        try {
+                            emitter.emit(1);
+                            emitter.emit(2);
+                        } catch (Cancelled cancelled) {
+                            throw cleanup;
+                        }
+                    }));
+            List<String> signals = new CopyOnWriteArrayList<>();
+            publisher.subscribe(cancellingInOnNext(signals, false));
+            awaitReported(reported, cleanup);
+            assertEquals(List.of("onSubscribe", "onNext"), signals);
+        }
+    }
+
+    /**
+     * A cancel inside onNext right after a bad request used to be overtaken by the bad request's
+     * onError, although a cancel made inside a signal is seen by the very next one.
+     */
+    @Test
+    void aCancelAfterABadRequestInsideOnNextStopsItsOnError() {
+        List<String> signals = new CopyOnWriteArrayList<>();
+        try (FiberIo io = FiberIo.builder().workers(2).build()) {
+            WeftPublisher<Integer> publisher = Io.with(io)
+                    .call(() -> Reactive.produce(emitter -> {
+                        emitter.emit(1);
+                        emitter.emit(2);
+                    }));
+            publisher.subscribe(cancellingInOnNext(signals, true));
+            await().atMost(Duration.ofSeconds(20)).until(() -> signals.contains("onNext"));
+        } // the close waits for the producer task, which sends any terminal signal
+        assertEquals(List.of("onSubscribe", "onNext"), signals);
+    }
+
+    /** Requests one item, and cancels in onNext (after a request(0), if {@code badRequestFirst}); records the signals. */
+    private static Subscriber<Integer> cancellingInOnNext(List<String> signals, boolean badRequestFirst) {
+        return new Subscriber<>() {
+            private Subscription subscription;
+
+            @Override
+            public void onSubscribe(Subscription s) {
+                signals.add("onSubscribe");
+                subscription = s;
+                s.request(1);
+            }
+
+            @Override
+            public void onNext(Integer item) {
+                signals.add("onNext");
+                if (badRequestFirst) {
+                    subscription.request(0);
+                }
+                subscription.cancel();
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                signals.add("onError " + t);
+            }
+
+            @Override
+            public void onComplete() {
+                signals.add("onComplete");
+            }
+        };
     }
 
     @Test

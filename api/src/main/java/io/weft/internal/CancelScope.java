@@ -192,15 +192,24 @@ public final class CancelScope {
      */
     public boolean cancel(Throwable why) {
         Objects.requireNonNull(why, "why");
-        if (cause() != null || !CAUSE.compareAndSet(this, null, why)) { // a deadline passed keeps its cause
+        Throwable already = cause(); // a deadline passed keeps its cause (this look may install it)
+        if (already != null || !CAUSE.compareAndSet(this, null, why)) {
+            if (already != null && already == onDeadline) {
+                wakeOwner(); // the reading passed the deadline before its timer fired: wake a parked owner now
+            }
             return false;
         }
+        wakeOwner();
+        return true;
+    }
+
+    /** Wakes the owner wherever it is parked (its wait loop re-checks; a spare wake-up is harmless). */
+    private void wakeOwner() {
         if (task != null) {
             task.wakeParked();
         } else {
             Wake.unpark(thread);
         }
-        return true;
     }
 
     /**

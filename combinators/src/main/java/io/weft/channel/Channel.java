@@ -314,9 +314,9 @@ public final class Channel<T> implements Iterable<T> {
     private T awaitItem(Io io, long deadlineMs, Duration timeout) {
         boolean holdsWakeUp = false; // popped by a waker, then found nothing: the wake-up is ours
         // The deadline has passed when its timer fired, by the Io's own rule (a real clock's
-        // reading must pass it: Io.armTimer), or at once for a timeout of zero or less. Never by
-        // comparing nowMs() with it after another wake-up: a truncated reading reaches the
-        // deadline up to a millisecond before the wait has lasted its timeout.
+        // reading must pass it: Io.armTimer), when the reading has passed it, or at once for a
+        // timeout of zero or less. Never when the reading has only reached it: a truncated
+        // reading reaches the deadline up to a millisecond before the wait has lasted its timeout.
         boolean due = timeout != null && !timeout.isPositive();
         while (true) {
             T item = ring.poll();

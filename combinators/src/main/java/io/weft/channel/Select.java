@@ -263,8 +263,8 @@ public final class Select<R> {
         }
         Io io = Io.current();
         long deadline = onTimeout == null ? Io.NO_DEADLINE : Deadlines.after(io.nowMs(), timeout);
-        // Passed when its timer fired, or at once for a timeout of zero or less; never by reading
-        // the clock after another wake-up (see Channel.receive(Duration): that can be early)
+        // Passed when its timer fired or the reading has passed it, or at once for a timeout of
+        // zero or less; never when the reading has only reached it (see Channel.receive(Duration))
         boolean due = onTimeout != null && !timeout.isPositive();
         int[] order = order();
         Object[] links = new Object[clauses.size()];

@@ -322,7 +322,8 @@ public final class Futures {
      * @param body the code to call
      * @param <T> the value type
      * @return the value of the first successful attempt
-     * @throws Cancelled if the body is cancelled or the calling task is cancelled
+     * @throws Cancelled if the body is cancelled or the calling task is cancelled (cancelled in
+     *     a back-off, it carries the failed attempts' exceptions as suppressed)
      * @throws CompletionException wrapping the last failure if it is a checked exception; an
      *     unchecked one is rethrown as it is
      * @throws NullPointerException if {@code policy} or {@code body} is null

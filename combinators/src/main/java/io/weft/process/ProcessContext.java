@@ -48,7 +48,7 @@ public final class ProcessContext<M> {
      */
     public void stop() {
         process.requestStop();
-        process.endIfIdle(); // called while no message is being handled (from a task it spawned): now
+        process.endIfIdle("it was stopped"); // called while no message is being handled (from a task it spawned): now
     }
 
     @Override

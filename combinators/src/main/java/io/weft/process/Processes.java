@@ -58,7 +58,9 @@ import java.util.random.RandomGenerator;
  * that waited are handled by the new handler). Otherwise the process ends, failed.
  *
  * <p><b>Ending.</b> A process ends when its handler {@linkplain ProcessContext#stop() stops} it,
- * when it fails for good, or at {@link #shutdown}. Its {@linkplain #termination termination
+ * when it fails for good (its last handler's failure, or a restart that throws: its behavior or
+ * its policy's {@code retryOn}, reported like a handler's failure), when its Io refuses to run it
+ * (a send after that Io closed), or at {@link #shutdown}. Its {@linkplain #termination termination
  * future} then completes (with the failure, if it failed), later sends throw
  * {@code ProcessNotFound}, and its pid is never reused.
  */
@@ -182,7 +184,7 @@ public final class Processes implements AutoCloseable {
         live.put(pid.id(), process);
         if (closed) { // a shutdown began meanwhile and may not have seen this process
             process.requestStop();
-            process.endIfIdle();
+            process.endIfIdle("its registry shut down");
             throw new IllegalStateException("the registry is shut down: cannot spawn " + name);
         }
         return pid;
@@ -196,6 +198,8 @@ public final class Processes implements AutoCloseable {
      * @param message the message
      * @param <M> the message type
      * @throws ProcessNotFound if no live process has that pid (the message was not delivered)
+     * @throws IllegalStateException (or what else the Io throws) if the process's Io refuses to run
+     *     it, closed: the process then ends and the message goes to the dead letters
      * @throws Cancelled if the current task is cancelled while waiting for room
      * @throws NullPointerException if an argument is null
      */
@@ -292,7 +296,8 @@ public final class Processes implements AutoCloseable {
     /**
      * The future that completes when {@code pid}'s process ends: with null when it was stopped or
      * shut down, with its last failure when it failed for good. Ask for it while the process is
-     * alive (right after {@link #spawn}, typically) and keep it. Each call returns a new future:
+     * alive (right after {@link #spawn}, typically) and keep it. It fails with the Io's refusal if
+     * the process ended because its Io would not run it. Each call returns a new future:
      * cancelling one completes only that one, as cancelled, and ends nothing.
      *
      * @param pid a live process
@@ -322,7 +327,7 @@ public final class Processes implements AutoCloseable {
         List<Proc<?>> all = new ArrayList<>(live.values());
         for (Proc<?> process : all) {
             process.requestStop();
-            process.endIfIdle();
+            process.endIfIdle("its registry shut down");
             process.cancelRun();
         }
         List<Pid<?>> notEnded = new ArrayList<>();
@@ -447,14 +452,24 @@ public final class Processes implements AutoCloseable {
          */
         void delivered() {
             if (pending.getAndIncrement() == 0) {
+                AtomicBoolean spawned = new AtomicBoolean(); // final once the spawn returned or threw
                 try {
                     if (Io.current() == io) {
                         Io.async(this::run);
+                        spawned.set(true);
                     } else {
-                        Io.with(io).call(() -> Io.async(this::run));
+                        Io.with(io).call(() -> {
+                            Io.async(this::run);
+                            spawned.set(true);
+                            return null;
+                        });
                     }
                 } catch (RuntimeException | Error refused) {
-                    end("its Io refused to run it: " + refused, refused);
+                    // Only if no run was spawned: a sender cancelled while its root task spawned
+                    // one throws too, and that run owns the mailbox now
+                    if (!spawned.get()) {
+                        end("its Io refused to run it: " + refused, refused);
+                    }
                     throw refused;
                 }
             }
@@ -466,9 +481,9 @@ public final class Processes implements AutoCloseable {
         }
 
         /** Ends the process now if no run exists; see the notes for why that cannot race a run. */
-        void endIfIdle() {
+        void endIfIdle(String reason) {
             if (pending.get() == 0) {
-                end("its registry shut down", null);
+                end(reason, null);
             }
         }
 

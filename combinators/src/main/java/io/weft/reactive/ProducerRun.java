@@ -92,7 +92,10 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
     private volatile Thread spawning;
     /** The producer task, once it returned, waiting for a stray emit to leave the guard. */
     private volatile Waiter leaving;
-    /** What a subscriber's onNext threw, already reported (the producer may rethrow it). */
+    /**
+     * What a subscriber's onNext threw, already reported (the producer may rethrow it): written
+     * by emit on the producer task, read by finish on the same task once the producer returned.
+     */
     private volatile Throwable reportedFromOnNext;
 
     private record Waiter(Io io, ParkToken token) {}
@@ -203,7 +206,11 @@ final class ProducerRun<T> implements Sink.BothSubscription, Emitter<T> {
         }
     }
 
-    /** Sends the one terminal signal: none after cancel, the IAE after a bad request. */
+    /**
+     * Sends the one terminal signal: none after cancel (even one after a bad request: the cancel
+     * let go of the subscriber first), the IAE after a bad request; a failure no signal carries
+     * is reported.
+     */
     private void finish(Throwable failure) {
         if (!terminated.compareAndSet(false, true)) {
             return;

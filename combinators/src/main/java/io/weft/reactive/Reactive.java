@@ -61,7 +61,8 @@ public final class Reactive {
      * {@code onSubscribe}, so a producer that fails or ends at once is reported without demand.
      * A subscription cancelled before its task started (inside {@code onSubscribe}, or at once
      * after it) never runs the producer, as a Weft task cancelled before it starts never runs its
-     * body.
+     * body. A producer that fails after a cancel (its cleanup throws) has no signal left to carry
+     * the failure: it goes to the Io's uncaught-exception handler, else the thread's.
      *
      * @param producer the body of each subscription's producer task
      * @param <T> the type of the items

@@ -114,12 +114,15 @@ class ChannelWakeUpChainTest {
                         .onReceive(channel, item -> item)
                         .onTimeout(Duration.ZERO, () -> "timed out")
                         .select()));
-        // until it has chosen (the bug) or waits for position 0 to be published (the settled look)
-        await().atMost(PATIENCE)
-                .until(() -> chosen.get() != null
-                        || Arrays.stream(selecting.getStackTrace())
-                                .anyMatch(frame -> frame.getMethodName().equals("pollSettled")));
-        publish.countDown();
+        try {
+            // until it has chosen (the bug) or waits for position 0 to be published (the settled look)
+            await().atMost(PATIENCE)
+                    .until(() -> chosen.get() != null
+                            || Arrays.stream(selecting.getStackTrace())
+                                    .anyMatch(frame -> frame.getMethodName().equals("pollSettled")));
+        } finally {
+            publish.countDown(); // whatever happened: no thread is left spinning
+        }
         selecting.join(PATIENCE.toMillis());
         slowProducer.join(PATIENCE.toMillis());
         assertEquals(0, chosen.get(), "the select timed out with items in the channel");

@@ -442,17 +442,12 @@ class ProcessesTest {
             opened.call(() -> {
                 AtomicReference<ProcessContext<String>> context = new AtomicReference<>();
                 try (Processes processes = Processes.create()) {
-                    Pid<String> idle = processes.spawn("idle", () -> (self, message) -> {
-                        context.set(self);
-                        if (message.equals("ask")) {
-                            throw new IllegalStateException("not expected");
-                        }
-                    });
+                    Pid<String> idle = processes.spawn("idle", () -> (self, message) -> context.set(self));
                     Future<Void> ended = processes.termination(idle);
                     processes.send(idle, "remember your context");
                     await().atMost(PATIENCE).until(() -> context.get() != null);
                     context.get().stop();
-                    ended.await(PATIENCE);
+                    assertEquals(null, ended.await(PATIENCE), "stopped, not failed");
                     assertFalse(processes.isAlive(idle));
                     assertThrows(ProcessNotFound.class, () -> processes.send(idle, "late"));
                 }
@@ -509,7 +504,7 @@ class ProcessesTest {
                                 try {
                                     gate.receive();
                                 } catch (Cancelled shutDown) {
-                                    throw Watchless.unchecked(ending);
+                                    throw Rethrow.unchecked(ending);
                                 }
                             });
                     processes.send(process, "work");
@@ -523,8 +518,8 @@ class ProcessesTest {
         }
     }
 
-    /** Rethrows any throwable unchecked: the handler's way to end with an Error or a TimedOut alike. */
-    private static final class Watchless {
+    /** Throws any unchecked throwable as it is: the handler's way to end with an Error or a TimedOut alike. */
+    private static final class Rethrow {
         static RuntimeException unchecked(Throwable t) {
             if (t instanceof RuntimeException r) {
                 throw r;
@@ -542,8 +537,12 @@ class ProcessesTest {
         List<DeadLetter> dead = new CopyOnWriteArrayList<>();
         Processes processes = quietRegistry(dead, new CopyOnWriteArrayList<>());
         FiberIo io = FiberIo.builder().workers(1).build();
-        Pid<Msg> counter = Io.with(io).call(() -> processes.spawn("counter", Counter::new));
-        io.close();
+        Pid<Msg> counter;
+        try {
+            counter = Io.with(io).call(() -> processes.spawn("counter", Counter::new));
+        } finally {
+            io.close();
+        }
         assertThrows(IllegalStateException.class, () -> processes.send(counter, new Add(1)));
         assertFalse(processes.isAlive(counter));
         assertEquals(1, dead.size(), "the refused message is a dead letter: " + dead);

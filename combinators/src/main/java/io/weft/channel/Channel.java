@@ -456,17 +456,16 @@ public final class Channel<T> implements Iterable<T> {
      * channel is closed and drained (every other parked receiver is woken to see it), else null.
      */
     Object selectReceiveNow() {
-        T item = ring.poll();
-        if (item != null) {
-            afterTake();
-            return item;
-        }
-        return closedForReceivers();
+        return takenOrEnd(ring.poll());
     }
 
     /** As {@link #selectReceiveNow}, but null only if the channel was empty at one instant (Ring.pollSettled). */
     Object selectReceiveSettled() {
-        T item = ring.pollSettled();
+        return takenOrEnd(ring.pollSettled());
+    }
+
+    /** A receive clause's result for what a poll returned: the item (after its wake-up chain), else the end or null. */
+    private Object takenOrEnd(T item) {
         if (item != null) {
             afterTake();
             return item;

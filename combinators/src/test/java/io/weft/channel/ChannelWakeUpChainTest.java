@@ -30,16 +30,24 @@ class ChannelWakeUpChainTest {
         });
     }
 
-    @Test
-    void aWakeUpSpentOnAnUnpublishedSlotIsPassedOn() throws InterruptedException {
-        CountDownLatch claimed = new CountDownLatch(1);
-        CountDownLatch publish = new CountDownLatch(1);
-        Channel<Integer> channel = new Channel<>(2, item -> {}, position -> {
+    /**
+     * A channel of capacity 2 whose send that claims position 0 counts down {@code claimed}, then
+     * waits for {@code publish} before it publishes.
+     */
+    private static Channel<Integer> pausingTheFirstSend(CountDownLatch claimed, CountDownLatch publish) {
+        return new Channel<>(2, item -> {}, position -> {
             if (position == 0) {
                 claimed.countDown();
                 awaitQuietly(publish);
             }
         });
+    }
+
+    @Test
+    void aWakeUpSpentOnAnUnpublishedSlotIsPassedOn() throws InterruptedException {
+        CountDownLatch claimed = new CountDownLatch(1);
+        CountDownLatch publish = new CountDownLatch(1);
+        Channel<Integer> channel = pausingTheFirstSend(claimed, publish);
         Set<Object> got = ConcurrentHashMap.newKeySet();
         Thread r1 = receiverInto(channel, got);
         await().atMost(PATIENCE).until(() -> channel.waitingReceivers() == 1);
@@ -98,12 +106,7 @@ class ChannelWakeUpChainTest {
     void aSelectDoesNotTimeOutWhileAFinishedSendsItemIsInTheChannel() throws InterruptedException {
         CountDownLatch claimed = new CountDownLatch(1);
         CountDownLatch publish = new CountDownLatch(1);
-        Channel<Integer> channel = new Channel<>(2, item -> {}, position -> {
-            if (position == 0) {
-                claimed.countDown();
-                awaitQuietly(publish);
-            }
-        });
+        Channel<Integer> channel = pausingTheFirstSend(claimed, publish);
         Thread slowProducer = Thread.ofPlatform().daemon().start(() -> channel.send(0)); // pauses after claiming 0
         assertEquals(true, claimed.await(20, TimeUnit.SECONDS));
         channel.send(1); // finished: its item is in the channel

@@ -451,27 +451,32 @@ public final class Processes implements AutoCloseable {
          * this message included, goes to the dead letters; the caller gets the refusal.
          */
         void delivered() {
-            if (pending.getAndIncrement() == 0) {
-                AtomicBoolean spawned = new AtomicBoolean(); // final once the spawn returned or threw
+            if (pending.getAndIncrement() != 0) {
+                return;
+            }
+            if (Io.current() == io) {
                 try {
-                    if (Io.current() == io) {
-                        Io.async(this::run);
-                        spawned.set(true);
-                    } else {
-                        Io.with(io).call(() -> {
-                            Io.async(this::run);
-                            spawned.set(true);
-                            return null;
-                        });
-                    }
+                    Io.async(this::run);
                 } catch (RuntimeException | Error refused) {
-                    // Only if no run was spawned: a sender cancelled while its root task spawned
-                    // one throws too, and that run owns the mailbox now
-                    if (!spawned.get()) {
-                        end("its Io refused to run it: " + refused, refused);
-                    }
+                    end("its Io refused to run it: " + refused, refused);
                     throw refused;
                 }
+                return;
+            }
+            AtomicBoolean spawned = new AtomicBoolean(); // final once the root task returned or threw
+            try {
+                Io.with(io).call(() -> {
+                    Io.async(this::run);
+                    spawned.set(true);
+                    return null;
+                });
+            } catch (RuntimeException | Error refused) {
+                // Only if no run was spawned: a sender cancelled while its root task spawned one
+                // throws too, and that run owns the mailbox now
+                if (!spawned.get()) {
+                    end("its Io refused to run it: " + refused, refused);
+                }
+                throw refused;
             }
         }
 

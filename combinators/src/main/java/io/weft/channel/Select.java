@@ -89,8 +89,10 @@ public final class Select<R> {
      * of another channel passes A's wake-up on (A's list wakeOne), exactly as a cancelled
      * receiver does; so does a select whose wait is cancelled or times out, for every popped
      * node. A select that commits nothing in step 1 after its wake-up re-registers without
-     * passing anything on, like a plain receiver that finds its item taken by a fast-path caller:
-     * that caller's own wake-up chain (Channel.afterTake/afterPut) covers what is left.
+     * passing anything on yet, like a plain receiver that finds its item taken by a fast-path
+     * caller: that caller's own wake-up chain (Channel.afterTake/afterPut) covers what is left.
+     * The wake-up stays noted (`popped` is kept across rounds), so a run that later commits
+     * another clause or times out passes it on then: a spare wake-up at worst, never a lost one.
      * ChannelLincheckTest's select scenarios explore these interleavings (a select and a plain
      * receiver on one channel, a select committing elsewhere), where a lost wake-up is a hang.
      *

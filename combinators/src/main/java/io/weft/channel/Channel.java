@@ -155,10 +155,12 @@ public final class Channel<T> implements Iterable<T> {
      * avoids on purpose. {@code bounded(1)} is the nearest: a send completes when the item is
      * buffered, not when it is received.
      *
-     * @param capacity how many items the channel holds, exactly (not rounded up)
+     * @param capacity how many items the channel holds, exactly (not rounded up); its ring is
+     *     allocated up front, 12 bytes a slot
      * @param <T> the type of the items
      * @return a new, open, empty channel
-     * @throws IllegalArgumentException if {@code capacity} is less than 1
+     * @throws IllegalArgumentException if {@code capacity} is less than 1, or more than
+     *     {@code Integer.MAX_VALUE - 8} (no array that long)
      */
     public static <T> Channel<T> bounded(int capacity) {
         return new Channel<>(capacity, null);
@@ -176,11 +178,13 @@ public final class Channel<T> implements Iterable<T> {
      * holds the item). An exception thrown by the hook is added as suppressed to the
      * {@link Cancelled} or {@link ChannelClosed} that the send then throws.
      *
-     * @param capacity how many items the channel holds, exactly
+     * @param capacity how many items the channel holds, exactly; allocated up front, as for
+     *     {@link #bounded(int)}
      * @param onUndelivered called with each item the channel refuses, as described
      * @param <T> the type of the items
      * @return a new, open, empty channel
-     * @throws IllegalArgumentException if {@code capacity} is less than 1
+     * @throws IllegalArgumentException if {@code capacity} is less than 1, or more than
+     *     {@code Integer.MAX_VALUE - 8}
      * @throws NullPointerException if {@code onUndelivered} is null
      */
     public static <T> Channel<T> bounded(int capacity, Consumer<? super T> onUndelivered) {

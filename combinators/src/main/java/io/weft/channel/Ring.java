@@ -72,6 +72,9 @@ final class Ring<T> {
     /** A test seam: runs between a producer's claim and its publish; null in production. */
     private final java.util.function.LongConsumer afterClaim;
 
+    /** The largest capacity: the longest array the JVM reliably makes (the JDK's own soft limit). */
+    static final int MAX_CAPACITY = Integer.MAX_VALUE - 8;
+
     Ring(int capacity) {
         this(capacity, null);
     }
@@ -80,6 +83,10 @@ final class Ring<T> {
         this.afterClaim = afterClaim;
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be at least 1, was " + capacity);
+        }
+        if (capacity > MAX_CAPACITY) { // e.g. Integer.MAX_VALUE meant as "unbounded": the JVM makes no such array
+            throw new IllegalArgumentException("capacity must be at most " + MAX_CAPACITY
+                    + " (the ring is allocated up front, 12 bytes a slot), was " + capacity);
         }
         this.capacity = capacity;
         this.sequences = new AtomicLongArray(capacity);

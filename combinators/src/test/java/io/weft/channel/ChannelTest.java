@@ -190,6 +190,10 @@ class ChannelTest {
         IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> Channel.bounded(0));
         assertTrue(zero.getMessage().contains("capacity"), zero.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Channel.bounded(-5));
+        // "unbounded" written as the largest int used to fail with the JVM's OutOfMemoryError
+        IllegalArgumentException huge =
+                assertThrows(IllegalArgumentException.class, () -> Channel.bounded(Integer.MAX_VALUE));
+        assertTrue(huge.getMessage().contains("at most " + (Integer.MAX_VALUE - 8)), huge.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Channel.bounded(0, item -> {}));
         assertEquals(
                 "onUndelivered",

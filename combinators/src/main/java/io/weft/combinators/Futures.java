@@ -340,10 +340,7 @@ public final class Futures {
                 throw c;
             } catch (Throwable failure) {
                 if (attempt >= policy.maxAttempts() || !policy.retryOn().test(failure)) {
-                    for (Throwable previous : earlier) {
-                        Watch.suppress(failure, previous);
-                    }
-                    throw Watch.unchecked(failure);
+                    throw Watch.unchecked(carrying(failure, earlier));
                 }
                 earlier.add(failure);
                 if (random == null) {
@@ -351,14 +348,19 @@ public final class Futures {
                 }
                 try {
                     Io.sleep(policy.delayAfter(attempt, random));
-                } catch (Cancelled c) { // cancelled in the backoff: the failures so far ride on it
-                    for (Throwable previous : earlier) {
-                        Watch.suppress(c, previous);
-                    }
-                    throw c;
+                } catch (Cancelled c) { // cancelled in the back-off: the failures so far ride on it
+                    throw (Cancelled) carrying(c, earlier);
                 }
             }
         }
+    }
+
+    /** Adds the earlier attempts' failures to {@code primary} as suppressed; returns it. */
+    private static Throwable carrying(Throwable primary, List<Throwable> earlier) {
+        for (Throwable previous : earlier) {
+            Watch.suppress(primary, previous);
+        }
+        return primary;
     }
 
     // ---------------------------------------------------------------- transformations

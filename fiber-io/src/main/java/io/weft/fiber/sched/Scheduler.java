@@ -105,8 +105,8 @@ public final class Scheduler implements Executor {
      * see an earlier timer that a worker fires at that moment, that worker then parking past the
      * new one for the whole park timeout. A tie with a timer already armed wakes too: that one
      * may be firing at that moment (the arm then wrote nothing new; the argument rests on the
-     * earlier write of the same deadline). Timers are fired only by workers: a worker blocked by a pinned fiber fires none
-     * (with one worker, nothing fires until it is unblocked).
+     * earlier write of the same deadline). Timers are fired only by workers: a worker blocked by
+     * a pinned fiber fires none (with one worker, nothing fires until it is unblocked).
      *
      * Timers after stop: no worker is left to fire them, but a plain thread may still wait on one
      * (a timed await of a task that outlived the close: its clock is this FiberIo's). On a real
@@ -1078,7 +1078,8 @@ public final class Scheduler implements Executor {
         if (stopped) {
             fireAfterStop(); // no worker will: a plain thread's timed await of a closed FiberIo's future
         } else if (deadlineMs != Io.NO_DEADLINE && !isWorkerThread() && timers.nextDeadline() == deadlineMs) {
-            wakeOneForTimers(); // the earliest once armed (a tie too: one spare wake-up); see the notes, "Timers"
+            wakeOneForTimers(); // the earliest once armed (a tie too: the tied timer may be firing); see the notes,
+            // "Timers"
         }
         return handle;
     }

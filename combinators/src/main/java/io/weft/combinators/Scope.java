@@ -107,7 +107,11 @@ public final class Scope implements AutoCloseable {
      *               removes itself. Closing/shutting down cancels a snapshot.
      *   pending   - forked and not yet done; incremented by the owner before spawning,
      *               decremented by the child's onDone action AFTER recording a failure, so
-     *               pending == 0 means every outcome is recorded.
+     *               pending == 0 means every outcome is recorded. Exactly once per child: the
+     *               action decrements only if it took the child out of children. A fork whose
+     *               bookkeeping threw after the spawn (no memory) cancels the child, waits for
+     *               it, and decrements itself if the child was never added or if it, not the
+     *               action, took it out (forget); else close would wait for good.
      *   joiner    - the owner's current (Io, ParkToken) while it waits in join/close; written
      *               by the owner, read by onDone actions, both volatile (seq_cst). The owner
      *               publishes the token then re-reads pending; an action decrements pending then
@@ -116,7 +120,9 @@ public final class Scope implements AutoCloseable {
      *   ownerStop - a CancelScope of the owner (api internal), opened with the scope: the first
      *               failure cancels it (fail-fast), its deadline stops it by itself. Its cause is
      *               the scope's outcome. join (when stopped) and close end it, so the owner's
-     *               cancellation ends with the scope. The owner's own cancel is separate: the
+     *               cancellation ends with the scope. The block form also ends it once its
+     *               join returned normally: every child finished in time, and a deadline that
+     *               passes before close looks is not the block's (it was a spurious TimedOut). The owner's own cancel is separate: the
      *               CancelScope tells the two apart (ownerCancelledOtherwise).
      *   reported  - failures[0, reported) were thrown or added as suppressed (owner only changes it);
      *   seen      - failures[0, seen) were handed out by failures() (a supervisor does not report them).
@@ -186,6 +192,13 @@ public final class Scope implements AutoCloseable {
     private Throwable outcomeAtClose; // owner only: the outcome as finish() saw it, before ending ownerStop
     private final AtomicInteger pending = new AtomicInteger();
     private volatile Joiner joiner;
+
+    /** Tests only: run by fork under the lock before it records a child; it may throw, as an add with no memory left does. */
+    static volatile Runnable beforeChildRecorded;
+    /** Tests only: run by fork after it registered a child's onDone action; it may throw, as that call's allocation may. */
+    static volatile Runnable afterChildWatched;
+    /** Tests only: run by the block form after the block's join returned normally, before the scope's deadline is ended. */
+    static volatile Runnable afterBlockJoined;
 
     private Scope(Policy policy, Duration timeout, Thread.UncaughtExceptionHandler handler) {
         this.policy = policy;
@@ -298,6 +311,8 @@ public final class Scope implements AutoCloseable {
             value = block.run(this);
             if (!isClosed()) {
                 join();
+                runHook(afterBlockJoined);
+                ownerStop.end(); // every child is done in time: a deadline crossed before close is not the block's
             }
         } catch (Throwable t) {
             throw closeAfter(t);
@@ -343,19 +358,58 @@ public final class Scope implements AutoCloseable {
             pending.decrementAndGet();
             throw spawnFailed;
         }
+        boolean recorded = false;
         boolean cancelNow;
-        lock.lock();
         try {
-            children.add(child);
-            cancelNow = shutDown;
-        } finally {
-            lock.unlock();
+            lock.lock();
+            try {
+                runHook(beforeChildRecorded);
+                children.add(child);
+                recorded = true;
+                cancelNow = shutDown;
+            } finally {
+                lock.unlock();
+            }
+            child.onDone(() -> childDone(child));
+            runHook(afterChildWatched);
+        } catch (RuntimeException | Error bookkeepingFailed) {
+            forget(child, recorded);
+            throw bookkeepingFailed;
         }
-        child.onDone(() -> childDone(child));
         if (cancelNow) {
             child.cancel();
         }
         return child;
+    }
+
+    /**
+     * fork's way out when its bookkeeping threw after the spawn (no memory for the set's entry or
+     * the onDone node): the child is cancelled and waited for, so it does not outlive the fork
+     * that failed, and it is counted done exactly once. Unrecorded, no onDone action was
+     * registered, so the count is this method's to drop. Recorded, the onDone action may or may
+     * not have been registered: whichever of the two takes the child out of the set drops it.
+     */
+    private void forget(Future<?> child, boolean recorded) {
+        child.cancel();
+        Watch.joinShielded(child);
+        boolean mine = !recorded;
+        if (recorded) {
+            lock.lock();
+            try {
+                mine = children.remove(child);
+            } finally {
+                lock.unlock();
+            }
+        }
+        if (mine) {
+            pending.decrementAndGet();
+        }
+    }
+
+    private static void runHook(Runnable hook) {
+        if (hook != null) {
+            hook.run();
+        }
     }
 
     /** A child's body under the scope's deadline: its suspend points throw once it passes. */
@@ -375,7 +429,9 @@ public final class Scope implements AutoCloseable {
         boolean stopOwner = false;
         lock.lock();
         try {
-            children.remove(child);
+            if (!children.remove(child)) {
+                return; // a fork whose bookkeeping failed took it out and counted it (forget)
+            }
             if (failure != null) {
                 failures.add(failure);
                 failedChildren.add(child);

@@ -1,0 +1,132 @@
+package io.weft.combinators;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weft.Future;
+import io.weft.Io;
+import io.weft.testing.Ios;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A Scope's bookkeeping around the moments where it can go wrong, driven through Scope's test
+ * hooks: a fork that runs out of memory after its child was spawned, and a deadline that passes
+ * between the block form's clean join and its close. Each hook clears itself when it runs, so a
+ * test that hangs does not leave it set for the next.
+ */
+class ScopeFaultsTest {
+    private static final Duration HOUR = Duration.ofHours(1);
+
+    @AfterEach
+    void clearHooks() {
+        Scope.beforeChildRecorded = null;
+        Scope.afterChildWatched = null;
+        Scope.afterBlockJoined = null;
+    }
+
+    /**
+     * fork's bookkeeping after the spawn threw (no memory for the children set's entry): the
+     * child had been counted but was never recorded or watched, so nothing ever counted it done
+     * and the scope's join and close waited for good, with the child left running. Now the
+     * failed fork cancels the child, waits for it, and counts it done itself.
+     */
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aForkThatRunsOutOfMemoryRecordingItsChildEndsTheChildAndTheScopeStillJoins(Ios.Kind kind) {
+        OutOfMemoryError noMemory = new OutOfMemoryError("no memory for the children set (test)");
+        AtomicInteger running = new AtomicInteger();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            String out = opened.call(() -> Scope.call(scope -> {
+                Future<String> healthy = scope.fork(() -> "healthy");
+                Scope.beforeChildRecorded = () -> {
+                    Scope.beforeChildRecorded = null;
+                    throw noMemory;
+                };
+                OutOfMemoryError thrown =
+                        assertThrows(OutOfMemoryError.class, () -> scope.fork(longChild(kind, running)));
+                assertSame(noMemory, thrown);
+                assertEquals(0, running.get(), "the child outlived the fork that failed");
+                scope.join();
+                assertTrue(scope.toString().contains("pending=0"), scope.toString());
+                return healthy.await();
+            }));
+            assertEquals("healthy", out);
+        }
+    }
+
+    /**
+     * The same after the child's onDone action was registered (its call may allocate after the
+     * registration): the action and the failed fork must not both count the child done, which
+     * would let close return while a sibling still runs.
+     */
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aForkThatThrowsAfterWatchingItsChildCountsTheChildDoneExactlyOnce(Ios.Kind kind) {
+        OutOfMemoryError noMemory = new OutOfMemoryError("no memory after onDone (test)");
+        AtomicInteger running = new AtomicInteger();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            String out = opened.call(() -> Scope.call(scope -> {
+                Future<String> healthy = scope.fork(() -> "healthy");
+                Scope.afterChildWatched = () -> {
+                    Scope.afterChildWatched = null;
+                    throw noMemory;
+                };
+                OutOfMemoryError thrown =
+                        assertThrows(OutOfMemoryError.class, () -> scope.fork(longChild(kind, running)));
+                assertSame(noMemory, thrown);
+                assertEquals(0, running.get(), "the child outlived the fork that failed");
+                scope.join();
+                assertTrue(scope.toString().contains("pending=0"), scope.toString());
+                return healthy.await();
+            }));
+            assertEquals("healthy", out);
+        }
+    }
+
+    /** A child that runs an hour where tasks run concurrently, and ends at once where they run inline. */
+    private static java.util.concurrent.Callable<String> longChild(Ios.Kind kind, AtomicInteger running) {
+        return () -> {
+            running.incrementAndGet();
+            try {
+                Io.sleep(kind.inline() ? Duration.ZERO : HOUR);
+                return "late";
+            } finally {
+                running.decrementAndGet();
+            }
+        };
+    }
+
+    /**
+     * The block and every child finished in time, and the block form's join said so; the
+     * deadline then passed before close looked at it, and close threw TimedOut for work that was
+     * done. Now the deadline ends with the clean join. The hook makes the clock pass the deadline
+     * in that window (a shielded sleep on a virtual clock).
+     */
+    @ParameterizedTest
+    @MethodSource("virtualClocks")
+    void aDeadlinePassingAfterTheBlocksCleanJoinIsNotATimeout(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            String out = opened.call(() -> Scope.call(Duration.ofMillis(10), scope -> {
+                Future<String> child = scope.fork(() -> "in time");
+                Scope.afterBlockJoined = () -> {
+                    Scope.afterBlockJoined = null;
+                    Io.shield(() -> Io.sleep(Duration.ofMillis(50)));
+                };
+                return child.await();
+            }));
+            assertEquals("in time", out);
+        }
+    }
+
+    static Stream<Named<Ios.Kind>> virtualClocks() {
+        return Ios.all().filter(named -> named.getPayload().virtualClock());
+    }
+}

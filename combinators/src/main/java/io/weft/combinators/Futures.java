@@ -292,7 +292,7 @@ public final class Futures {
     static long ceilMillis(Duration duration) {
         try {
             long millis = duration.toMillis();
-            return duration.minusMillis(millis).isZero() || duration.isNegative() ? millis : millis + 1;
+            return duration.minusMillis(millis).isZero() || duration.isNegative() ? millis : Math.addExact(millis, 1);
         } catch (ArithmeticException overflow) {
             return duration.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
         }
@@ -348,6 +348,7 @@ public final class Futures {
                 }
                 try {
                     Io.sleep(policy.delayAfter(attempt, random));
+                    Io.checkpoint(); // a zero delay has no suspend point: a cancel must still stop the retries
                 } catch (Cancelled c) { // cancelled in the back-off: the failures so far ride on it
                     throw (Cancelled) carrying(c, earlier);
                 }

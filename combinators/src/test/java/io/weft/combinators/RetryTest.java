@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.Cancelled;
+import io.weft.Future;
 import io.weft.Io;
 import io.weft.testing.Ios;
 import java.io.IOException;
@@ -178,6 +179,45 @@ class RetryTest {
             assertEquals(1, attempts.get());
             // the attempt's failure is not lost with the cancel (it used to be dropped)
             assertArrayEquals(new Throwable[] {fails}, carried.get());
+        }
+    }
+
+    /**
+     * A zero back-off has no suspend point, so a caller cancelled by its body's attempt went on
+     * retrying to the last attempt and ended failed, where any positive delay stopped it with
+     * Cancelled after the first. The javadoc's "stops the retries at once" now holds for both.
+     */
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aCancelledCallerStopsRetryingEvenWithAZeroDelay(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            AtomicInteger attempts = new AtomicInteger();
+            RetryPolicy noDelay = RetryPolicy.builder()
+                    .maxAttempts(5)
+                    .initialDelay(Duration.ZERO)
+                    .build();
+            IOException fails = new IOException("fails");
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            Future.State state = opened.call(() -> {
+                Future<Object> caller = Io.async(() -> {
+                    try {
+                        return Futures.retry(noDelay, () -> {
+                            attempts.incrementAndGet();
+                            Io.currentTask().orElseThrow().cancel();
+                            throw fails;
+                        });
+                    } catch (Throwable t) {
+                        thrown.set(t);
+                        throw t;
+                    }
+                });
+                Watch.joinShielded(caller);
+                return caller.state();
+            });
+            assertEquals(Future.State.CANCELLED, state);
+            assertEquals(1, attempts.get());
+            assertInstanceOf(Cancelled.class, thrown.get());
+            assertArrayEquals(new Throwable[] {fails}, thrown.get().getSuppressed());
         }
     }
 

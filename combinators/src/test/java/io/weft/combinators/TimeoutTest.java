@@ -208,6 +208,25 @@ class TimeoutTest {
     }
 
     /**
+     * A duration a fraction of a millisecond past Long.MAX_VALUE milliseconds was rounded up to
+     * Long.MIN_VALUE, which left no time at all: a body that took a millisecond timed out. Huge
+     * durations saturate, as every other timeout's do.
+     */
+    @ParameterizedTest
+    @MethodSource("inline")
+    void aHugeDurationJustPastTheLastMillisecondDoesNotWrapToNone(Ios.Kind kind) {
+        Duration huge = Duration.ofMillis(Long.MAX_VALUE).plusNanos(1);
+        try (Ios.Opened opened = Ios.open(kind)) {
+            String out = opened.call(() -> Futures.timeout(huge, () -> {
+                Io.sleep(Duration.ofMillis(5));
+                return "in time";
+            }));
+            assertEquals("in time", out);
+        }
+        assertEquals(Long.MAX_VALUE, Futures.ceilMillis(huge));
+    }
+
+    /**
      * The inline Io with a virtual clock: a body completes at once, inside the call, and no
      * millisecond ticks over meanwhile (with a real clock one may, which times a zero out too).
      */

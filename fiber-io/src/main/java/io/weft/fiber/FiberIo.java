@@ -446,7 +446,11 @@ public final class FiberIo implements Io, AutoCloseable {
         Objects.requireNonNull(root, "root");
         Task<?> current = Context.currentTask();
         if (current != null && current.io() == this) {
-            return Io.async(root).await(); // a child of the calling task (run in place if nobody took it)
+            // a child of the calling task (run in place if nobody took it), spawned on this
+            // FiberIo even where the task installed another Io (Io.with of an unregistered one)
+            return Io.current() == this
+                    ? Io.async(root).await()
+                    : Context.with(this, () -> Io.async(root).await());
         }
         return Io.with(this).call(root); // a root task, the caller waiting for it (RootTasks)
     }
@@ -764,7 +768,8 @@ public final class FiberIo implements Io, AutoCloseable {
                     blockingPool.failQueued(); // never run: a shielded caller gets its answer now
                 }
             }
-            long deadline = System.nanoTime() + timeout.toNanos();
+            long deadline = System.nanoTime()
+                    + TimeUnit.NANOSECONDS.convert(timeout); // saturates: "forever" is Long.MAX_VALUE ns
             boolean interrupted = false;
             while (scheduler.liveTasks() != 0) {
                 long left = deadline - System.nanoTime();

@@ -105,6 +105,72 @@ class FiberIoTest {
         assertEquals("timeout", npe.getMessage());
     }
 
+    /**
+     * A close timeout too long for a count of nanoseconds ("forever") threw ArithmeticException
+     * from inside close, after every task was cancelled and before the workers were stopped: the
+     * FiberIo could never be closed. It saturates now.
+     */
+    @Test
+    void aCloseTimeoutTooLongForNanosecondsStillCloses() {
+        FiberIo io = FiberIo.builder()
+                .workers(1)
+                .closeTimeout(Duration.ofMillis(Long.MAX_VALUE))
+                .build();
+        Future<Object> parked = io.spawn(() -> {
+            Io.sleep(Duration.ofHours(1));
+            return null;
+        });
+        io.close();
+        assertTrue(io.isClosed());
+        assertEquals(Future.State.CANCELLED, parked.state());
+        FiberIo other = FiberIo.builder().workers(1).build();
+        assertEquals(List.of(), other.shutdown(Duration.ofSeconds(Long.MAX_VALUE)));
+        assertTrue(other.isClosed());
+    }
+
+    /**
+     * From one of its own tasks, call runs root as a child on this FiberIo, also where the task
+     * installed another Io that Weft does not know (it used to spawn on that one).
+     */
+    @Test
+    void callFromItsOwnTaskSpawnsOnItselfEvenUnderAnotherInstalledIo() {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            Io wrapper = new Io() {
+                @Override
+                public void spawnRaw(RawTask task) {
+                    io.spawnRaw(task);
+                }
+
+                @Override
+                public void suspendRaw(ParkToken park) {
+                    io.suspendRaw(park);
+                }
+
+                @Override
+                public void ready(ParkToken park) {
+                    io.ready(park);
+                }
+
+                @Override
+                public long poll(long deadlineMs) {
+                    return io.poll(deadlineMs);
+                }
+
+                @Override
+                public long nowMs() {
+                    return io.nowMs();
+                }
+
+                @Override
+                public io.weft.TimerHandle armTimer(long deadlineMs, ParkToken park) {
+                    return io.armTimer(deadlineMs, park);
+                }
+            };
+            Io seen = io.call(() -> Io.with(wrapper).call(() -> io.call(Io::current)));
+            assertSame(io, seen);
+        }
+    }
+
     @Test
     void callRunsTheRootTaskOnAFiberAndReturnsItsValue() {
         try (FiberIo io = FiberIo.builder().workers(2).build()) {

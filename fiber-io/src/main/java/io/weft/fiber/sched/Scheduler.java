@@ -1245,7 +1245,8 @@ public final class Scheduler implements Executor {
         if (watcher != null) {
             LockSupport.unpark(watcher); // it sees `stopped` and ends; joined with the carriers below
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline =
+                System.nanoTime() + TimeUnit.NANOSECONDS.convert(timeout); // saturates: "forever" is Long.MAX_VALUE ns
         boolean allEnded = true;
         // The caller's interrupt does not cut the wait short (every join would throw at once and a
         // worker a few microseconds from its end would be reported stuck); it is kept for after.

@@ -16,6 +16,46 @@ import org.junit.jupiter.api.Test;
 /** {@link FiberIo#metrics()}: the counters move with what the FiberIo does. */
 class FiberMetricsTest {
 
+    /**
+     * A snapshot read each worker's ended count next to its submitted one: a job submitted from a
+     * plain thread after the shared count was read and ended before its worker's count was, was
+     * counted as ended only, so completed could exceed spawned and liveTasks read below the task
+     * parked all along. Ends are read before submissions now, as liveTasks() does.
+     */
+    @Test
+    void aSnapshotNeverCountsMoreEndedThanSpawned() throws Exception {
+        try (FiberIo io = FiberIo.builder().workers(2).build()) {
+            CountDownLatch release = new CountDownLatch(1);
+            Future<Object> parked = io.spawn(() -> {
+                Io.blocking(() -> {
+                    release.await();
+                    return null;
+                });
+                return null;
+            });
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread spawner = Thread.ofPlatform().daemon().start(() -> {
+                while (!stop.get()) {
+                    io.spawn(() -> null);
+                }
+            });
+            try {
+                for (int i = 0; i < 20_000; i++) {
+                    FiberMetrics m = io.metrics();
+                    String counts =
+                            "spawned " + m.spawned() + ", completed " + m.completed() + ", live " + m.liveTasks();
+                    assertTrue(m.completed() <= m.spawned(), counts);
+                    assertTrue(m.liveTasks() >= 1, "the parked task is live: " + counts);
+                }
+            } finally {
+                stop.set(true);
+                spawner.join();
+                release.countDown();
+            }
+            parked.await();
+        }
+    }
+
     @Test
     void tasksSpawnedCompletedAndCancelledAreCounted() {
         try (FiberIo io = FiberIo.builder()

@@ -813,13 +813,20 @@ public final class Scheduler implements Executor {
      * 8 each; configured workers first, then the spares made so far).
      */
     public long[] metrics() {
+        // Every end before any submission, as liveTasks reads them: a job submitted and ended
+        // between the two reads then counts as submitted only, never as ended only (which made
+        // completed exceed spawned, and the live count too low)
         long ended = endedElsewhere.get() + abandoned.get();
-        long submitted = submittedElsewhere.get();
         int n = extent;
-        long[] out = new long[5 + 8 * n];
         for (int i = 0; i < n; i++) {
             ended += workers[i].endedCount();
+        }
+        long submitted = submittedElsewhere.get();
+        for (int i = 0; i < n; i++) {
             submitted += workers[i].submittedCount();
+        }
+        long[] out = new long[5 + 8 * n];
+        for (int i = 0; i < n; i++) {
             System.arraycopy(workers[i].metrics(), 0, out, 5 + 8 * i, 8);
         }
         out[0] = submitted;

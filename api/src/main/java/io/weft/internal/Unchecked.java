@@ -21,8 +21,13 @@ public final class Unchecked {
         }
     }
 
-    /** Returns {@code failure} ready to throw under the same rule. */
-    static RuntimeException rethrowable(Throwable failure) {
+    /**
+     * Returns {@code failure} ready to throw under the same rule (an Error is thrown from here).
+     *
+     * @param failure what a body threw
+     * @return the exception to throw
+     */
+    public static RuntimeException rethrowable(Throwable failure) {
         if (failure instanceof RuntimeException r) {
             return r;
         }

@@ -2,6 +2,7 @@ package io.weft.fiber;
 
 import io.weft.Cancelled;
 import io.weft.Future;
+import io.weft.internal.Unchecked;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -103,17 +104,41 @@ final class BlockingPool {
         this.name = name;
     }
 
-    /** Runs {@code body} on a pool thread while the calling task suspends; see Io.blocking. */
+    /**
+     * Runs {@code body} on a pool thread while the calling task suspends; see Io.blocking. The
+     * body's outcome crosses to the caller in an {@link Outcome}, never as a failure of the
+     * future it waits on: that future's own rules (a CompletionException unwrapped, a
+     * CancellationException taken for a cancellation) would change what the body threw, where
+     * Io.blocking promises the same instance, as BlockingIo's inline call gives.
+     *
+     * @throws IllegalStateException if the pool is closed: the body was never run (its cause the
+     *     pool's RejectedExecutionException; a body's own one comes out as it is)
+     */
     <T> T call(Callable<T> body) {
         Call<T> call = new Call<>(body);
-        pool.execute(call);
         try {
-            return Future.from(call.result).await(); // suspends the task; the workers run others
+            pool.execute(call);
+        } catch (RejectedExecutionException refused) {
+            throw closedFor(refused);
+        }
+        Outcome<T> outcome;
+        try {
+            outcome = Future.from(call.result).await(); // suspends the task; the workers run others
         } catch (Cancelled cancelled) {
             call.cancel(true); // the body is interrupted; its value, if any, is dropped
             throw cancelled;
         }
+        if (outcome.refused() != null) {
+            throw closedFor(outcome.refused());
+        }
+        if (outcome.failure() != null) {
+            throw Unchecked.rethrowable(outcome.failure());
+        }
+        return outcome.value();
     }
+
+    /** How a body ended: its value, its failure (as it threw it), or the pool's refusal to run it. */
+    private record Outcome<T>(T value, Throwable failure, RejectedExecutionException refused) {}
 
     /**
      * Refuses new bodies, interrupts the running ones, and fails the queued ones, which will never
@@ -136,11 +161,15 @@ final class BlockingPool {
     private void failAll(List<Runnable> neverRan) {
         for (Runnable queued : neverRan) {
             if (queued instanceof Call<?> call) {
-                call.result.completeExceptionally(
-                        new RejectedExecutionException(name + " closed before this blocking call ran"));
+                call.result.complete(new Outcome<>(
+                        null, null, new RejectedExecutionException(name + " closed before this blocking call ran")));
                 call.cancel(false);
             }
         }
+    }
+
+    private IllegalStateException closedFor(RejectedExecutionException refused) {
+        return new IllegalStateException(name + " is closed: it runs no more blocking calls", refused);
     }
 
     private RejectedExecutionException closed() {
@@ -149,7 +178,7 @@ final class BlockingPool {
 
     /** A body on its way through the pool: its caller's result is completed however it ends, run or not. */
     private static final class Call<T> extends FutureTask<T> {
-        final CompletableFuture<T> result = new CompletableFuture<>();
+        final CompletableFuture<Outcome<T>> result = new CompletableFuture<>();
 
         Call(Callable<T> body) {
             super(body);
@@ -162,9 +191,9 @@ final class BlockingPool {
                 return;
             }
             try {
-                result.complete(get());
+                result.complete(new Outcome<>(get(), null, null));
             } catch (ExecutionException failed) {
-                result.completeExceptionally(failed.getCause());
+                result.complete(new Outcome<>(null, failed.getCause(), null));
             } catch (InterruptedException | CancellationException impossible) {
                 result.completeExceptionally(impossible); // done() runs once the outcome is set
             }

@@ -681,11 +681,9 @@ public final class FiberIo implements Io, AutoCloseable {
                 pool = blockingPool;
             }
         }
-        try {
-            return pool.call(body);
-        } catch (RejectedExecutionException closed) {
-            throw new IllegalStateException(this + " is closed: it runs no more blocking calls", closed);
-        }
+        return pool.call(
+                body); // a closed pool's refusal comes out as IllegalStateException, the body's own exceptions as they
+        // are
     }
 
     @Override

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -97,6 +98,36 @@ class FiberBlockingTest {
                         throw new IOException("disk");
                     })));
             assertInstanceOf(IOException.class, wrapped.getCause());
+        }
+    }
+
+    /**
+     * The body's exception crossed to the caller as the failure of a future, whose rules changed
+     * it: a RejectedExecutionException of its own came out as "the FiberIo is closed", a
+     * CompletionException was unwrapped, a CancellationException became the caller's Cancelled.
+     * Io.blocking promises the same instance, as BlockingIo's inline call gives.
+     */
+    @Test
+    void theBodysOwnExceptionComesOutAsTheSameInstanceWhateverItIs() {
+        List<RuntimeException> thrown = List.of(
+                new RejectedExecutionException("the body's own executor refused"),
+                new CompletionException(new IllegalArgumentException("a failed future joined")),
+                new CancellationException("a cancelled future joined"));
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            for (RuntimeException own : thrown) {
+                Throwable seen = io.call(() -> {
+                    try {
+                        Io.blocking(() -> {
+                            throw own;
+                        });
+                        return null;
+                    } catch (RuntimeException e) {
+                        return e;
+                    }
+                });
+                assertSame(own, seen, own.toString());
+            }
+            assertFalse(io.isClosed());
         }
     }
 

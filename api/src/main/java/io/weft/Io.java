@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionException;
 
 /**
  * A runtime for Weft tasks: six raw operations that an implementation provides, and the static
@@ -381,12 +382,26 @@ public interface Io {
      * default runs it on the calling thread, right for an inline Io; a scheduling Io runs it off
      * its workers while the calling task suspends.
      *
+     * <p>The default is a suspend point at both ends, as a scheduling Io's wait is: a caller
+     * whose cancellation is in effect starts nothing, and a body that ends with a checked
+     * exception (the {@link InterruptedException} of the caller's cancel, which interrupts the
+     * blocking call) after the cancellation took effect makes the caller throw {@link Cancelled}
+     * rather than that exception wrapped.
+     *
      * @param body the blocking code
      * @param <T> the value's type
      * @return what {@code body} returns
      */
     default <T> T callBlocking(Callable<T> body) {
-        return Unchecked.call(body);
+        checkpoint(); // a cancelled caller starts nothing
+        try {
+            return body.call();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Exception e) {
+            checkpoint(); // the caller's cancel interrupted the body: Cancelled, not the interrupt wrapped
+            throw new CompletionException(e);
+        }
     }
 
     /**

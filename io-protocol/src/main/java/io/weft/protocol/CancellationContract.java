@@ -547,6 +547,50 @@ public abstract class CancellationContract extends IoContract {
         assertEquals(Future.State.CANCELLED, started.future().state());
     }
 
+    /**
+     * Io.blocking's promise: a cancelled caller throws Cancelled and its task ends cancelled.
+     * Inline, the body's interrupt came out of Io.blocking wrapped in a CompletionException (a
+     * checked exception, as the Callable rule wraps one) and the task ended failed.
+     */
+    @Test
+    void aCancelledCallerOfIoBlockingThrowsCancelledAndItsTaskEndsCancelled() {
+        LinkedBlockingQueue<String> queue = new LinkedBlockingQueue<>();
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        Started<String> started = startElsewhere(() -> {
+            try {
+                return Io.blocking(queue::take);
+            } catch (RuntimeException e) {
+                seen.set(e);
+                throw e;
+            }
+        });
+        started.awaitParked();
+        assertTrue(started.future().cancel());
+        awaitDone(started.future());
+        assertInstanceOf(Cancelled.class, seen.get());
+        assertEquals(Future.State.CANCELLED, started.future().state());
+    }
+
+    /** A caller whose cancellation is in effect starts no blocking body: Io.blocking is a suspend point. */
+    @Test
+    void aCancelledCallerStartsNoBlockingBody() {
+        AtomicBoolean ran = new AtomicBoolean();
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        Future<Object> task = inIo(() -> Io.async(() -> {
+            Io.currentTask().orElseThrow().cancel();
+            try {
+                return Io.blocking(() -> ran.getAndSet(true));
+            } catch (RuntimeException e) {
+                seen.set(e);
+                throw e;
+            }
+        }));
+        awaitDone(task);
+        assertFalse(ran.get(), "the body ran");
+        assertInstanceOf(Cancelled.class, seen.get());
+        assertEquals(Future.State.CANCELLED, task.state());
+    }
+
     @Test
     void afterTheInterruptTheNextSuspendPointThrowsCancelled() {
         LinkedBlockingQueue<String> queue = new LinkedBlockingQueue<>();

@@ -309,7 +309,8 @@ public interface Io {
     /**
      * Starts {@code body} as a detached task (as {@link #async} does) whose future nobody holds:
      * fire and forget. A failure is never silent: an exception the body throws (other than its
-     * own cancellation) goes to the task's Io's {@linkplain #uncaughtExceptionHandler() handler}
+     * own cancellation; a {@link Cancelled} from elsewhere, such as an await of a cancelled
+     * future, is reported too) goes to the task's Io's {@linkplain #uncaughtExceptionHandler() handler}
      * if it has one, else to the uncaught-exception handler of the thread that ran it (by default
      * the JVM's default handler, which prints it). As with threads, an exception the handler
      * itself throws is ignored.
@@ -327,9 +328,12 @@ public interface Io {
         async(() -> {
             try {
                 body.run();
-            } catch (Cancelled cancelled) {
-                // cancelled: nothing failed (cancel() returned true to whoever asked for it)
-            } catch (RuntimeException | Error failure) {
+            } catch (Throwable failure) { // a checked one thrown sneakily too: nobody else would see it
+                Task<?> me = Context.currentTask();
+                if (failure instanceof Cancelled && me != null && me.isCancelRequested()) {
+                    return null; // its own cancellation: nothing failed (cancel() returned true to whoever asked)
+                }
+                // anything else, a Cancelled too (an await of a cancelled future, a race lost to one)
                 Thread self = Thread.currentThread();
                 Thread.UncaughtExceptionHandler handler = current().uncaughtExceptionHandler();
                 try {

@@ -526,6 +526,35 @@ public abstract class CancellationContract extends IoContract {
             }
         }
     }
+    /**
+     * Only a launched task's own cancellation goes unreported. A Cancelled from elsewhere (an
+     * await of a future someone cancelled, a race lost to one) is a failure nobody else can see,
+     * and it used to be dropped as if the task had been cancelled.
+     */
+    @Test
+    void aLaunchedTaskEndedByACancelledThatIsNotItsOwnIsReported() throws Exception {
+        assumeTrue(subject().withHandler() != null, "no configurable handler");
+        List<Throwable> reported = new CopyOnWriteArrayList<>();
+        Io withHandler = subject().withHandler().apply((thread, e) -> reported.add(e));
+        Future<String> cancelledElsewhere = Future.from(new CompletableFuture<>());
+        cancelledElsewhere.cancel();
+        Cancelled notItsOwn = new Cancelled("thrown by the body, not this task's cancellation");
+        try {
+            Io.with(withHandler).run(() -> {
+                Io.launch(() -> cancelledElsewhere.await());
+                Io.launch(() -> {
+                    throw notItsOwn;
+                });
+            });
+            eventually().until(() -> reported.size() >= 2);
+            assertTrue(reported.contains(notItsOwn), reported::toString);
+            assertTrue(reported.stream().allMatch(e -> e instanceof Cancelled), reported::toString);
+        } finally {
+            if (withHandler instanceof AutoCloseable closeable) {
+                closeable.close();
+            }
+        }
+    }
     // ---------------------------------------------------------------- cancel reaches blocking JDK calls (issue 13)
 
     @Test

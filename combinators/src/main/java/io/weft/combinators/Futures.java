@@ -385,7 +385,25 @@ public final class Futures {
     public static <T, R> Future<R> map(Future<? extends T> source, Function<? super T, ? extends R> fn) {
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(fn, "fn");
-        return Io.async(() -> fn.apply(source.await()));
+        return Io.async(() -> fn.apply(awaitAsIs(source)));
+    }
+
+    /**
+     * Awaits {@code input} inside a transformation's task: its value, or its failure as the same
+     * instance even when checked (an await wraps a checked one in a CompletionException of its
+     * own, which the task would then fail with), or the Cancelled.
+     */
+    private static <T> T awaitAsIs(Future<T> input) throws Exception {
+        try {
+            return input.await();
+        } catch (CompletionException wrapped) {
+            if (input.state() == Future.State.FAILED && wrapped.getCause() == input.exceptionNow()) {
+                if (wrapped.getCause() instanceof Exception checked) {
+                    throw checked;
+                }
+            }
+            throw wrapped;
+        }
     }
 
     /**
@@ -409,9 +427,9 @@ public final class Futures {
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(fn, "fn");
         return Io.async(() -> {
-            Future<? extends R> inner = Objects.requireNonNull(fn.apply(source.await()), "fn returned null");
+            Future<? extends R> inner = Objects.requireNonNull(fn.apply(awaitAsIs(source)), "fn returned null");
             try {
-                return inner.await();
+                return awaitAsIs(inner);
             } catch (Cancelled c) {
                 inner.cancel(); // no-op if the inner future itself ended cancelled
                 throw c;
@@ -446,7 +464,7 @@ public final class Futures {
             Watch.requireNotSelf(inputs, "zip");
             int failed = Watch.firstDecisive(inputs, input -> input.state() != Future.State.SUCCESS);
             if (failed != Watch.NONE) {
-                inputs.get(failed).await(); // done: rethrows without suspending
+                awaitAsIs(inputs.get(failed)); // done: rethrows without suspending
             }
             return combiner.apply(a.resultNow(), b.resultNow());
         });
@@ -481,6 +499,16 @@ public final class Futures {
             } catch (RuntimeException | Error failure) {
                 if (!source.isDone()) {
                     throw failure; // this task was cancelled while waiting
+                }
+                if (source.state() == Future.State.SUCCESS) {
+                    // this task's cancel landed after the source's value readied it: the action
+                    // sees the value (the source was done first), the task ends cancelled
+                    try {
+                        action.accept(source.resultNow(), null);
+                    } catch (RuntimeException | Error actionFailure) {
+                        Watch.suppress(failure, actionFailure);
+                    }
+                    throw failure;
                 }
                 Throwable reported = source.state() == Future.State.FAILED ? source.exceptionNow() : failure;
                 try {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.Cancelled;
 import io.weft.Future;
@@ -154,6 +155,55 @@ class TransformTest {
             assertSame(boom, results.get(1).exceptionNow());
             assertSame(checked, results.get(2).exceptionNow());
             assertEquals(Future.State.CANCELLED, results.get(3).state());
+        }
+    }
+
+    /**
+     * A checked failure used to reach the result wrapped: the task's await of the input wraps it
+     * in a CompletionException of its own, which the task then failed with. The javadoc says
+     * the result fails with the same exception, as whenComplete's already did.
+     */
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aCheckedFailureReachesTheResultAsTheSameInstance(Ios.Kind kind) {
+        IOException checked = new IOException("checked");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            List<Future<Integer>> results = opened.call(() -> {
+                Future<Integer> failed = Future.failed(checked);
+                return List.of(
+                        settled(Futures.map(failed, x -> x)),
+                        settled(Futures.flatMap(failed, Future::completed)),
+                        settled(Futures.flatMap(Future.completed(1), x -> failed)),
+                        settled(Futures.zip(failed, Future.completed(1), Integer::sum)),
+                        settled(Futures.zip(Future.completed(1), failed, Integer::sum)));
+            });
+            for (Future<Integer> result : results) {
+                assertSame(checked, result.exceptionNow(), result.toString());
+            }
+        }
+    }
+
+    /**
+     * The whenComplete task parked for its source, the source's value readied it, and the task
+     * was cancelled before it ran again: its await threw the task's own Cancelled and the action
+     * was told the source had been cancelled. The source was done first: the action sees its
+     * value. (With one worker the cancel lands in that window every time.)
+     */
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#concurrent")
+    void aCancelAfterTheSourcesValueStillShowsTheActionTheValue(Ios.Kind kind) {
+        try (Ios.Opened opened = Ios.open(kind)) {
+            List<Object> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Future<String> observer = opened.call(() -> {
+                CompletableFuture<String> stage = new CompletableFuture<>();
+                Future<String> w = Futures.whenComplete(Future.from(stage), (v, e) -> seen.add(e == null ? v : e));
+                Io.yield(); // w runs and parks for the source
+                stage.complete("value");
+                w.cancel();
+                return settled(w);
+            });
+            assertEquals(List.of("value"), seen);
+            assertTrue(observer.state() == Future.State.CANCELLED || "value".equals(observer.resultNow()));
         }
     }
 

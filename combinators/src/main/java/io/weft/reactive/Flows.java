@@ -79,11 +79,11 @@ public final class Flows {
      * As {@link Reactive#subscribe}, for a {@link Flow.Publisher}.
      *
      * @param publisher the publisher to consume
-     * @param prefetch how many items may be requested ahead of the receivers, at least 1
+     * @param prefetch how many items may be requested ahead of the receivers, 1 to 65,536
      * @param <T> the type of the items
      * @return the subscribed inbox
      * @throws NullPointerException if {@code publisher} is null
-     * @throws IllegalArgumentException if {@code prefetch} is less than 1
+     * @throws IllegalArgumentException if {@code prefetch} is less than 1 or more than 65,536
      */
     public static <T> Inbox<T> subscribe(Flow.Publisher<? extends T> publisher, int prefetch) {
         Objects.requireNonNull(publisher, "publisher");

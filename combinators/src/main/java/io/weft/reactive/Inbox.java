@@ -82,6 +82,10 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
      * cancel sets `cancelWanted`, and whoever moves `wip` from 0 drains both into the subscription
      * until no call is missed (the usual work-in-progress counter). onSubscribe publishes the
      * subscription by CAS (a second one is cancelled, §2.5) and drains what accumulated before it.
+     * A subscription whose request throws (§3.16 broken) fails the stream the way a §1.1
+     * violation does (fail: the loop then sends the cancel); one whose cancel throws (§3.15) is
+     * ignored. Neither escapes the loop, which would leave `wip` above 0 and every later call
+     * skipped, and neither escapes receive(), which has taken its item by then.
      *
      * Failure: onError stores the failure, then closes the channel; a receiver that sees the
      * channel closed and drained reads the failure after that (the close publishes it). The first
@@ -157,14 +161,25 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
      * @throws RuntimeException the publisher's failure, once every item before it was received
      */
     public T receive() {
-        T item;
+        T item = take();
+        replenish();
+        return item;
+    }
+
+    /**
+     * Receives the next item and asks for nothing more: for a caller that cancels right after
+     * (awaitFirst), so that a cold publisher makes no item only to have it dropped.
+     */
+    T receiveAndStop() {
+        return take();
+    }
+
+    private T take() {
         try {
-            item = buffer.receive();
+            return buffer.receive();
         } catch (ChannelClosed closed) {
             throw endOfStream(closed);
         }
-        replenish();
-        return item;
     }
 
     /**
@@ -407,18 +422,27 @@ public final class Inbox<T> implements Subscriber<T>, Flow.Subscriber<T>, Iterab
             if (s != null && !cancelSent && !upstreamEnded) { // §2.4: after onComplete/onError, nothing
                 if (cancelWanted) {
                     cancelSent = true;
-                    if (s instanceof Subscription rs) {
-                        rs.cancel();
-                    } else {
-                        ((Flow.Subscription) s).cancel();
+                    try {
+                        if (s instanceof Subscription rs) {
+                            rs.cancel();
+                        } else {
+                            ((Flow.Subscription) s).cancel();
+                        }
+                    } catch (Throwable broken) {
+                        // §3.15 broken; the stream is ending anyway and nothing else is owed upstream
                     }
                 } else {
                     long n = pendingRequests.getAndSet(0);
                     if (n > 0) {
-                        if (s instanceof Subscription rs) {
-                            rs.request(n);
-                        } else {
-                            ((Flow.Subscription) s).request(n);
+                        try {
+                            if (s instanceof Subscription rs) {
+                                rs.request(n);
+                            } else {
+                                ((Flow.Subscription) s).request(n);
+                            }
+                        } catch (Throwable broken) { // §3.16 broken: the stream fails, the loop goes on to cancel
+                            fail(new IllegalStateException(
+                                    "Reactive Streams §3.16: the publisher's Subscription.request threw", broken));
                         }
                     }
                 }

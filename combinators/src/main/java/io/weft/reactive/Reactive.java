@@ -158,11 +158,11 @@ public final class Reactive {
      * ends, if it is still open. Close the inbox (try-with-resources) when done with it early.
      *
      * @param publisher the publisher to consume
-     * @param prefetch how many items may be requested ahead of the receivers, at least 1
+     * @param prefetch how many items may be requested ahead of the receivers, 1 to 65,536
      * @param <T> the type of the items
      * @return the subscribed inbox
      * @throws NullPointerException if {@code publisher} is null
-     * @throws IllegalArgumentException if {@code prefetch} is less than 1
+     * @throws IllegalArgumentException if {@code prefetch} is less than 1 or more than 65,536
      */
     public static <T> Inbox<T> subscribe(Publisher<? extends T> publisher, int prefetch) {
         Objects.requireNonNull(publisher, "publisher");
@@ -237,7 +237,7 @@ public final class Reactive {
 
     static <T> T first(Inbox<T> inbox) {
         try {
-            return inbox.receive();
+            return inbox.receiveAndStop(); // the caller cancels next: no request for a second item
         } catch (ChannelClosed end) {
             throw new NoSuchElementException("the publisher completed without an item");
         }

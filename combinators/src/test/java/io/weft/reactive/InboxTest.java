@@ -211,6 +211,51 @@ class InboxTest {
         assertTrue(broken.getMessage().contains("§1.1"), broken.getMessage());
     }
 
+    /**
+     * A Subscription whose request threw (§3.16 broken) escaped receive() after it had taken its
+     * item, which was lost, and left the inbox's drain loop marked busy for good: no later
+     * request or cancel went out, and close never cancelled the upstream. Now the item is
+     * received, the stream fails after it, and the upstream is cancelled.
+     */
+    @Test
+    void aSubscriptionWhoseRequestThrowsFailsTheStreamWithoutLosingTheItem() {
+        AtomicInteger requests = new AtomicInteger();
+        AtomicInteger cancels = new AtomicInteger();
+        IllegalStateException thrownByRequest = new IllegalStateException("a broken request (test)");
+        Publisher<String> broken = (Subscriber<? super String> s) -> s.onSubscribe(subscription(
+                n -> {
+                    if (requests.incrementAndGet() == 1) {
+                        s.onNext("the only item");
+                    } else {
+                        throw thrownByRequest;
+                    }
+                },
+                cancels::incrementAndGet));
+        Inbox<String> inbox = Reactive.subscribe(broken, 1);
+        assertEquals("the only item", inbox.receive());
+        IllegalStateException failed = assertThrows(IllegalStateException.class, inbox::receive);
+        assertSame(thrownByRequest, failed.getCause());
+        assertEquals(1, cancels.get(), "the upstream was not cancelled");
+        inbox.close();
+        assertEquals(1, cancels.get());
+    }
+
+    /** awaitFirst asks for one item, not two: a cold publisher makes no item only to have it dropped. */
+    @Test
+    void awaitFirstRequestsOneItem() {
+        List<Long> requested = new CopyOnWriteArrayList<>();
+        AtomicInteger cancels = new AtomicInteger();
+        Publisher<String> cold = (Subscriber<? super String> s) -> s.onSubscribe(subscription(
+                n -> {
+                    requested.add(n);
+                    s.onNext("item " + requested.size());
+                },
+                cancels::incrementAndGet));
+        assertEquals("item 1", Reactive.awaitFirst(cold));
+        assertEquals(List.of(1L), requested);
+        assertEquals(1, cancels.get());
+    }
+
     @Test
     void nullSignalsAreRefused() {
         Inbox<Integer> inbox = Inbox.withPrefetch(2);

@@ -22,9 +22,18 @@ public final class Sleep {
         if (duration.isNegative() || duration.isZero()) {
             return;
         }
-        long deadline = Durations.deadline(io.nowMs(), duration);
-        ParkToken token = ParkToken.create(new Until(deadline, io));
-        TimerHandle timer = io.armTimer(deadline, token);
+        sleepUntil(io, Durations.deadline(io.nowMs(), duration));
+    }
+
+    /**
+     * Suspends the current task on {@code io} until a timer at {@code deadlineMs} fires: on a
+     * real clock once the reading has passed it (a whole millisecond after a reading that only
+     * reached it), on a virtual one when the clock reaches it. A suspend point even when the
+     * deadline has passed.
+     */
+    public static void sleepUntil(Io io, long deadlineMs) {
+        ParkToken token = ParkToken.create(new Until(deadlineMs, io));
+        TimerHandle timer = io.armTimer(deadlineMs, token);
         try {
             io.suspendRaw(token);
         } finally {

@@ -2,10 +2,10 @@ package io.weft.fiber;
 
 import io.weft.Cancelled;
 import io.weft.Io;
+import io.weft.internal.Sleep;
 import io.weft.internal.Task;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -61,6 +61,16 @@ final class FiberExecutor implements ScheduledExecutorService {
      * either the submitter sees the shutdown and takes its entry back (rejected), or shutdown sees
      * the entry and the entry's removal terminates. `terminated` is a latch counted down once.
      *
+     * Delays: a delayed first run (and a periodic run not yet due) waits on a timer at its
+     * absolute due time (Sleep.sleepUntil), so the clock's rule for timers applies: on a real
+     * clock it runs once the reading has passed the due time, never on a reading that only
+     * reached it (which can come a fraction of a millisecond after the submission).
+     *
+     * shutdown: a periodic submission between runs is cancelled; one in a run is left to finish
+     * (`inRun`, volatile, against the volatile `shutdown`: the loop writes inRun then reads
+     * shutdown, shutdown() writes shutdown then reads inRun, so one of them sees the other) and
+     * its loop then ends it, cancelled, without another run.
+     *
      * Per submission: the task, the Submission, its CompletableFuture, a map entry and the onDone
      * node; one lock-free map insert and removal. An adapter for JDK-style code: Io.async is the
      * lean path.
@@ -97,25 +107,25 @@ final class FiberExecutor implements ScheduledExecutorService {
     @Override
     public void execute(Runnable command) {
         Objects.requireNonNull(command, "command");
-        start(new Submission<>(command, Executors.callable(command, null), 0, 0, true));
+        start(new Submission<>(command, Executors.callable(command, null), AT_ONCE, 0, true));
     }
 
     @Override
     public <T> Future<T> submit(Callable<T> task) {
         Objects.requireNonNull(task, "task");
-        return start(new Submission<>(task, task, 0, 0, false));
+        return start(new Submission<>(task, task, AT_ONCE, 0, false));
     }
 
     @Override
     public Future<?> submit(Runnable task) {
         Objects.requireNonNull(task, "task");
-        return start(new Submission<>(task, Executors.callable(task, null), 0, 0, false));
+        return start(new Submission<>(task, Executors.callable(task, null), AT_ONCE, 0, false));
     }
 
     @Override
     public <T> Future<T> submit(Runnable task, T result) {
         Objects.requireNonNull(task, "task");
-        return start(new Submission<>(task, Executors.callable(task, result), 0, 0, false));
+        return start(new Submission<>(task, Executors.callable(task, result), AT_ONCE, 0, false));
     }
 
     @Override
@@ -181,11 +191,18 @@ final class FiberExecutor implements ScheduledExecutorService {
         return s;
     }
 
+    /** A submission's first due time: {@link #AT_ONCE} for no delay, else now plus the delay rounded up, saturating. */
     private long dueMs(long delay, TimeUnit unit) {
+        if (delay <= 0) {
+            return AT_ONCE;
+        }
         long now = io.nowMs();
-        long ms = delay <= 0 ? 0 : ceilMillis(unit.toNanos(delay));
+        long ms = ceilMillis(unit.toNanos(delay));
         return ms >= Io.NO_DEADLINE - now ? Io.NO_DEADLINE : now + ms;
     }
+
+    /** dueMs for a submission without a delay: it runs at once, without waiting for a timer. */
+    private static final long AT_ONCE = Long.MIN_VALUE;
 
     private static long ceilMillis(long nanos) {
         return nanos / 1_000_000 + (nanos % 1_000_000 == 0 ? 0 : 1);
@@ -252,7 +269,7 @@ final class FiberExecutor implements ScheduledExecutorService {
         List<Submission<T>> started = new ArrayList<>(tasks.size());
         try {
             for (Callable<T> task : tasks) {
-                Submission<T> s = start(new Submission<>(task, task, 0, 0, false));
+                Submission<T> s = start(new Submission<>(task, task, AT_ONCE, 0, false));
                 started.add(s);
                 s.future.whenComplete((value, failure) -> done.add(s));
             }
@@ -284,8 +301,12 @@ final class FiberExecutor implements ScheduledExecutorService {
     public void shutdown() {
         shutdown = true;
         for (Submission<?> s : live) {
-            if (s.periodStep != 0) {
-                s.cancel(true); // periodic submissions end at shutdown; delayed one-shots still run
+            // periodic submissions end at shutdown, delayed one-shots still run; a periodic run in
+            // progress finishes (an orderly shutdown, as the JDK's scheduled pool) and its loop
+            // then ends it: the volatile `shutdown` written above and `inRun` read here against
+            // the loop's write of `inRun` and read of `shutdown` (one side sees the other)
+            if (s.periodStep != 0 && !s.inRun) {
+                s.cancel(true); // between runs: its sleep or yield throws Cancelled
             }
         }
         tryTerminate();
@@ -350,12 +371,16 @@ final class FiberExecutor implements ScheduledExecutorService {
         final Object original;
         final Callable<T> body;
         final CompletableFuture<T> future = new CompletableFuture<>();
-        /** When to run first, on the FiberIo's clock (0: at once). */
+        /** When to run first, on the FiberIo's clock; then, for a periodic one, when to run next. */
         volatile long dueMs;
+        /** Whether the first run waits for {@link #dueMs} (a positive delay) or starts at once. */
+        final boolean delayed;
         /** 0: one run; > 0: a fixed rate of that many ms; < 0: a fixed delay of minus that many. */
         final long periodStep;
         /** Whether this came from execute(): a failure goes to the uncaught-exception handler. */
         final boolean executed;
+        /** A periodic submission's body is running (shutdown() lets it finish); see shutdown(). */
+        volatile boolean inRun;
 
         /** Set before the submission is in {@code live}; the one task that runs it. */
         Task<T> task;
@@ -366,14 +391,19 @@ final class FiberExecutor implements ScheduledExecutorService {
         Submission(Object original, Callable<T> body, long dueMs, long periodStep, boolean executed) {
             this.original = original;
             this.body = body;
-            this.dueMs = dueMs;
+            // at once: a periodic one's schedule starts now; a one-shot's due time is only read by
+            // getDelay, where 0 says "long due" without a clock read per submission
+            this.dueMs = dueMs != AT_ONCE ? dueMs : periodStep != 0 ? io.nowMs() : 0;
+            this.delayed = dueMs != AT_ONCE;
             this.periodStep = periodStep;
             this.executed = executed;
         }
 
         /** The Weft task's body. */
         T runInTask() throws Exception {
-            sleepUntil(dueMs);
+            if (delayed) {
+                Sleep.sleepUntil(io, dueMs); // the timer's rule: never before the delay has passed
+            }
             if (!CLAIM.compareAndSet(this, WAITING, RUNNING)) {
                 return null; // drained by shutdownNow: whoever got it runs it
             }
@@ -381,14 +411,24 @@ final class FiberExecutor implements ScheduledExecutorService {
                 return callReporting();
             }
             while (true) {
+                inRun = true;
+                if (shutdown) {
+                    cancel(false); // shut down before this run: ends cancelled, as between runs
+                    return null;
+                }
                 body.call(); // a failure ends the task and suppresses later runs, as the JDK specifies
+                inRun = false;
+                if (shutdown) {
+                    cancel(false); // shut down during the run, which finished: no more runs
+                    return null;
+                }
                 // a fixed rate keeps its schedule (a late run is followed by the next at once, as in
                 // the JDK's ScheduledThreadPoolExecutor); a fixed delay counts from this run's end
                 dueMs = periodStep > 0 ? dueMs + periodStep : io.nowMs() - periodStep;
-                if (dueMs <= io.nowMs()) {
+                if (dueMs < io.nowMs()) {
                     Io.yield(); // behind schedule: still a suspend point, so a cancel ends it and others run
                 } else {
-                    sleepUntil(dueMs);
+                    Sleep.sleepUntil(io, dueMs); // a reading at dueMs has not passed it (a real clock's truncation)
                 }
             }
         }
@@ -410,13 +450,6 @@ final class FiberExecutor implements ScheduledExecutorService {
                     // as the JVM does for a thread's handler
                 }
                 return null;
-            }
-        }
-
-        private void sleepUntil(long deadlineMs) {
-            long wait = deadlineMs - io.nowMs();
-            if (wait > 0) {
-                Io.sleep(Duration.ofMillis(wait));
             }
         }
 

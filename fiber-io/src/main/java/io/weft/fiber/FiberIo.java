@@ -508,9 +508,11 @@ public final class FiberIo implements Io, AutoCloseable {
      *       handler (else the thread's), as for {@link Io#launch}; a submitted task's failure is in
      *       its future.
      *   <li>Delays and periods run on this FiberIo's clock (a virtual clock too), in whole
-     *       milliseconds rounded up. A periodic task stops at its first failure, which its future
+     *       milliseconds rounded up; a delayed run starts once the clock has passed its due time,
+     *       as a timer fires, never before. A periodic task stops at its first failure, which its future
      *       reports.
-     *   <li>{@code shutdown} refuses new submissions and cancels periodic tasks; the others run to
+     *   <li>{@code shutdown} refuses new submissions and cancels periodic tasks (a run in progress
+     *       finishes first, uninterrupted, and is the last); the others run to
      *       their end (delayed ones at their time). {@code shutdownNow} also cancels every task and
      *       returns those that had not begun (a delayed task still waiting has not): for an
      *       {@code execute}, the {@code Runnable} given; for a submission, a {@code Runnable} that

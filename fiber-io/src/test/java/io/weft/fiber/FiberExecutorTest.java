@@ -288,6 +288,70 @@ class FiberExecutorTest {
         }
     }
 
+    /**
+     * shutdown is an orderly shutdown: a periodic run in progress finishes, uninterrupted, and
+     * no run follows it (the JDK's scheduled pool does the same). It used to be cancelled with
+     * an interrupt, cutting the run off mid-work.
+     */
+    @Test
+    void shutdownLetsAPeriodicRunInProgressFinishAndRunsItNoMore() throws Exception {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            ScheduledExecutorService executor = io.executor();
+            CountDownLatch started = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicBoolean interrupted = new java.util.concurrent.atomic.AtomicBoolean();
+            ScheduledFuture<?> periodic = executor.scheduleAtFixedRate(
+                    () -> {
+                        runs.incrementAndGet();
+                        started.countDown();
+                        try {
+                            release.await();
+                        } catch (InterruptedException e) {
+                            interrupted.set(true);
+                        }
+                    },
+                    0,
+                    1,
+                    TimeUnit.MILLISECONDS);
+            started.await();
+            executor.shutdown();
+            assertFalse(periodic.isDone(), "the run in progress was cut off");
+            release.countDown();
+            assertTrue(executor.awaitTermination(10, TimeUnit.SECONDS));
+            assertFalse(interrupted.get(), "the run in progress was interrupted");
+            assertTrue(periodic.isCancelled());
+            assertEquals(1, runs.get());
+        }
+    }
+
+    /**
+     * A delay is never cut short by the clock's truncation: a task scheduled at a reading of 4
+     * with a 1 ms delay is due at 5, and used to run as soon as the reading was 5, which can
+     * be a tenth of a millisecond after it was scheduled. It now waits as a timer does, until
+     * the reading has passed its due time. The worker is kept busy for half a millisecond first,
+     * so that the task often starts in the next millisecond.
+     */
+    @Test
+    void aDelayedTaskNeverRunsBeforeItsDelayHasPassed() throws Exception {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            ScheduledExecutorService executor = io.executor();
+            for (int round = 0; round < 100; round++) {
+                executor.execute(() -> {
+                    long until = System.nanoTime() + 500_000;
+                    while (System.nanoTime() < until) {
+                        Thread.onSpinWait();
+                    }
+                });
+                long scheduledAt = System.nanoTime();
+                ScheduledFuture<Long> after =
+                        executor.schedule(() -> System.nanoTime() - scheduledAt, 1, TimeUnit.MILLISECONDS);
+                long waited = after.get();
+                assertTrue(waited >= 1_000_000, "round " + round + ": ran after " + waited + " ns");
+            }
+        }
+    }
+
     @Test
     void delaysAndPeriodsRunOnTheVirtualClock() throws Exception {
         try (FiberIo io = FiberIo.builder().workers(1).virtualClock().build()) {
@@ -341,7 +405,7 @@ class FiberExecutorTest {
             ScheduledFuture<?> forever = executor.scheduleWithFixedDelay(() -> {}, 0, 5, TimeUnit.MILLISECONDS);
             ScheduledFuture<String> oneShot = executor.schedule(() -> "still runs", 1, TimeUnit.SECONDS);
             executor.shutdown();
-            assertTrue(forever.isCancelled());
+            await().until(forever::isCancelled); // a run in progress as shutdown came finishes first
             assertEquals("still runs", oneShot.get());
             assertTrue(executor.awaitTermination(10, TimeUnit.SECONDS));
         }

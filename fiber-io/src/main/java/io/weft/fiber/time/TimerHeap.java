@@ -224,8 +224,8 @@ public final class TimerHeap {
         if (first > nowMs || first == Io.NO_DEADLINE) {
             return 0;
         }
-        List<ParkToken> due = new ArrayList<>();
-        List<Entry> ties = tieBreaker != null ? new ArrayList<>() : null; // only a simulation pays for it
+        List<Entry> due = new ArrayList<>();
+        Throwable failure = null;
         lock.lock();
         try {
             while (size > 0) {
@@ -234,24 +234,21 @@ public final class TimerHeap {
                 if (deadline > nowMs || deadline == Io.NO_DEADLINE) {
                     break;
                 }
+                // listed before it leaves the heap: an add that throws (no memory to grow the list)
+                // leaves this timer armed, and the ones listed so far are still delivered below
+                due.add(root);
                 removeAt(0);
-                if (ties != null) {
-                    ties.add(root);
-                } else {
-                    due.add(root.park);
-                }
             }
-            publishEarliest();
-            if (ties != null) {
-                shuffleTies(ties, tieBreaker);
-                for (Entry entry : ties) {
-                    due.add(entry.park);
-                }
+            if (tieBreaker != null) {
+                shuffleTies(due, tieBreaker); // under the lock: one generator may serve every worker
             }
+        } catch (Throwable t) { // out of memory, or the tie breaker threw: deliver what left the heap
+            failure = t;
         } finally {
+            publishEarliest();
             lock.unlock();
         }
-        deliver(due, ready);
+        deliver(due, ready, failure);
         return due.size();
     }
 
@@ -376,11 +373,15 @@ public final class TimerHeap {
         }
     }
 
-    private static void deliver(List<ParkToken> due, Consumer<ParkToken> ready) {
-        Throwable failure = null;
-        for (ParkToken park : due) {
+    /**
+     * Readies every entry's token, even after one ready throws; then throws the first failure
+     * ({@code earlier}, from collecting them, if any), the others suppressed.
+     */
+    private static void deliver(List<Entry> due, Consumer<ParkToken> ready, Throwable earlier) {
+        Throwable failure = earlier;
+        for (Entry entry : due) {
             try {
-                ready.accept(park);
+                ready.accept(entry.park);
             } catch (Throwable t) {
                 if (failure == null) {
                     failure = t;

@@ -49,6 +49,31 @@ class TimerHeapTest {
         assertEquals(Io.NO_DEADLINE, timers.nextDeadline());
     }
 
+    /**
+     * Timers that left the heap are delivered even when collecting them fails: the tie breaker
+     * throwing here stands for the allocation that can fail with the heap full. They used to be
+     * dropped with the exception, and their sleepers parked for good.
+     */
+    @Test
+    void timersThatLeftTheHeapAreDeliveredWhenCollectingThemFails() {
+        ParkToken a = ParkToken.create();
+        ParkToken b = ParkToken.create();
+        ParkToken notDue = ParkToken.create();
+        timers.arm(10, a);
+        timers.arm(10, b);
+        timers.arm(50, notDue);
+        OutOfMemoryError noMemory = new OutOfMemoryError("no memory (test)");
+        java.util.random.RandomGenerator broken = () -> {
+            throw noMemory;
+        };
+        List<ParkToken> fired = new ArrayList<>();
+        OutOfMemoryError thrown = assertThrows(OutOfMemoryError.class, () -> timers.fireDue(10, fired::add, broken));
+        assertSame(noMemory, thrown);
+        assertEquals(List.of(a, b), fired, "a timer that left the heap was lost");
+        assertEquals(1, timers.size());
+        assertEquals(50, timers.nextDeadline());
+    }
+
     @Test
     void fireDueFiresExactlyTheTimersDueAtOrBeforeNow() {
         ParkToken early = ParkToken.create();

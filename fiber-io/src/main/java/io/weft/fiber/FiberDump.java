@@ -40,8 +40,9 @@ public record FiberDump(
      *
      * @param id the task's number (as in its {@code toString}, {@code Task#id})
      * @param name the name given to {@code Io.async(name, body)}, or null
-     * @param state {@code RUNNING} (on a worker now), {@code PARKED} (suspended), or
-     *     {@code BLOCKED} (its thread waits in a JDK call, not at a Weft suspend point); with
+     * @param state {@code RUNNING} (on a worker now), {@code PARKED} (suspended), {@code BLOCKED}
+     *     (its thread waits in a JDK call, not at a Weft suspend point), or {@code HELPING} (it
+     *     runs a task it awaits in place, above it on its stack); with
      *     {@code ", cancelling"} if a cancel is unwinding it
      * @param spawnerId the number of the task that spawned it, if that task is live; else 0
      * @param children the numbers of the listed tasks it spawned

@@ -34,8 +34,8 @@ import java.util.concurrent.locks.LockSupport;
  *       {@code body} as a root task and waits for it ({@link #call} does the same);
  *       {@link #spawn} hands a task over from outside without waiting.
  *   <li>{@code Io.async} queues the task and returns at once. From a fiber, the task goes to the
- *       current worker's LIFO slot (it runs next, on a warm cache); from any other thread, to the
- *       shared injector queue. A task gets its fiber (a virtual thread of the scheduler) only when
+ *       current worker's LIFO slot if it is empty (it runs next, on a warm cache), else to the
+ *       back of that worker's queue; from any other thread, to the shared injector queue. A task gets its fiber (a virtual thread of the scheduler) only when
  *       it runs, and keeps it until it ends; a fiber whose task ended runs the next queued task
  *       without unmounting. So {@code Thread.currentThread()} is stable for a task's whole life,
  *       and a later task may run on the same thread, as in any pool: it sees no
@@ -831,7 +831,8 @@ public final class FiberIo implements Io, AutoCloseable {
     }
 
     /**
-     * Returns whether this FiberIo has been closed and its workers stopped.
+     * Returns whether this FiberIo has been closed: its tasks were cancelled and its workers told
+     * to stop. A worker a fiber keeps blocked may still be running; {@link #close()} says so.
      *
      * @return {@code true} once closed
      */

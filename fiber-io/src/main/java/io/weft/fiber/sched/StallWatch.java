@@ -163,7 +163,7 @@ final class StallWatch implements Runnable {
         }
     }
 
-    /** One look at every active worker; starts at most one spare. */
+    /** One look at every active worker; starts at most MAX_SPARES_PER_LOOK spares. */
     void look(long now) {
         Worker[] workers = scheduler.workers;
         long stuckWithWork = 0; // bit i: worker i is stuck with untouched work behind it

@@ -17,6 +17,46 @@ import org.junit.jupiter.api.Test;
 class FiberMetricsTest {
 
     /**
+     * A worker's busy time only grows. It was read as two fields apart from the worker's own
+     * update of them at each park and wake: a snapshot could add an awake period twice, and the
+     * next then read less. Workers here park and wake all the time (tasks hand a token to each
+     * other across them) while a plain thread takes snapshots.
+     */
+    @Test
+    void aWorkersBusyTimeNeverGoesDown() throws Exception {
+        try (FiberIo io = FiberIo.builder().workers(2).build()) {
+            AtomicBoolean stop = new AtomicBoolean();
+            List<Future<Object>> players = new ArrayList<>();
+            for (int p = 0; p < 2; p++) {
+                players.add(io.spawn(() -> {
+                    while (!stop.get()) {
+                        Io.sleep(Duration.ofMillis(1)); // a park and a wake per round
+                    }
+                    return null;
+                }));
+            }
+            try {
+                long[] last = new long[64];
+                for (int i = 0; i < 20_000; i++) {
+                    FiberMetrics m = io.metrics();
+                    for (FiberMetrics.Worker w : m.workers()) {
+                        long busy = w.busy().toNanos();
+                        assertTrue(
+                                busy >= last[w.index()],
+                                "worker " + w.index() + ": " + last[w.index()] + " ns, then " + busy);
+                        last[w.index()] = busy;
+                    }
+                }
+            } finally {
+                stop.set(true);
+            }
+            for (Future<Object> p : players) {
+                p.await();
+            }
+        }
+    }
+
+    /**
      * A snapshot read each worker's ended count next to its submitted one: a job submitted from a
      * plain thread after the shared count was read and ended before its worker's count was, was
      * counted as ended only, so completed could exceed spawned and liveTasks read below the task

@@ -206,6 +206,8 @@ final class Worker implements Runnable, RunQueue.Sweeper {
     private static final VarHandle CANCELLED_JOBS;
     private static final VarHandle BUSY;
     private static final VarHandle AWAKE_SINCE;
+    private static final VarHandle BUSY_VERSION;
+    private static final VarHandle BUSY_REPORTED;
     private static final VarHandle AWAKE_SPINS;
     /** Worker.turn; not final, so the JIT cannot inline it into run()'s eternal loop (see the notes). */
     private static MethodHandle turn;
@@ -225,6 +227,8 @@ final class Worker implements Runnable, RunQueue.Sweeper {
             CANCELLED_JOBS = lookup.findVarHandle(Worker.class, "cancelledJobs", long.class);
             BUSY = lookup.findVarHandle(Worker.class, "busyNanos", long.class);
             AWAKE_SINCE = lookup.findVarHandle(Worker.class, "awakeSinceNanos", long.class);
+            BUSY_VERSION = lookup.findVarHandle(Worker.class, "busyVersion", long.class);
+            BUSY_REPORTED = lookup.findVarHandle(Worker.class, "busyReported", long.class);
             AWAKE_SPINS = lookup.findVarHandle(Worker.class, "awakeSpins", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -320,8 +324,12 @@ final class Worker implements Runnable, RunQueue.Sweeper {
     private long cancelledJobs;
     /** Time this carrier spent out of park (running or looking for work), up to its last park. */
     private long busyNanos;
-    /** When this carrier last came out of park (or started). */
+    /** When this carrier last came out of park (or started); 0 while parked or not running. */
     private long awakeSinceNanos;
+    /** Odd while the owner changes busyNanos and awakeSinceNanos together (see setBusy). */
+    private long busyVersion;
+    /** The most busy time a snapshot reported (readers only, by CAS): later ones never say less. */
+    private long busyReported;
 
     Worker(int index, Scheduler scheduler, int queueCapacity, long seed) {
         this(index, scheduler, queueCapacity, seed, false);
@@ -508,7 +516,7 @@ final class Worker implements Runnable, RunQueue.Sweeper {
             self.osTid = OsThreads.currentTid(); // for the stall watch (one readlink per carrier start)
         }
         batchStartNanos = System.nanoTime();
-        awakeSinceNanos = batchStartNanos;
+        setBusy(busyNanos, batchStartNanos);
         int directTurns = 0;
         while (!scheduler.isStopped() && !retired) {
             try {
@@ -528,6 +536,7 @@ final class Worker implements Runnable, RunQueue.Sweeper {
             active = false; // the last act: the stall watch may start this spare again from now on
             return;
         }
+        setBusy(busyNanos + Math.max(0, System.nanoTime() - awakeSinceNanos), 0); // no longer awake
         drainAtStop();
     }
 
@@ -1050,11 +1059,11 @@ final class Worker implements Runnable, RunQueue.Sweeper {
                 idleSinceNanos = parkedAt;
             }
             parks++;
-            busyNanos += parkedAt - awakeSinceNanos;
+            setBusy(busyNanos + (parkedAt - awakeSinceNanos), 0);
             // up to the next timer; a spare lingers, ready for more work, before it retires
             parker.park(scheduler.parkTimeoutNanos(spare ? SPARE_LINGER_NANOS : scheduler.maxParkNanos));
             long woke = System.nanoTime();
-            awakeSinceNanos = woke;
+            setBusy(busyNanos, woke);
             batchStartNanos += woke - parkedAt; // the EWMA measures time running tasks
             if (spare && woke - idleSinceNanos >= SPARE_LINGER_NANOS && scheduler.idle.retire(index)) {
                 // It ran nothing for a whole linger (over several parks, if timers woke it) and
@@ -1118,14 +1127,48 @@ final class Worker implements Runnable, RunQueue.Sweeper {
     }
 
     /**
+     * The owner's one way to change the busy pair: a seqlock (odd version while changing, the
+     * stores ordered by the fences), so that metrics() reads a pair that belonged together. Read
+     * apart, a reader could add an awake period twice (the time since a stale wake on top of a
+     * total that already counted it) and a later snapshot then read less: busy went down. Two
+     * stores and a fence per park and wake, off the per-task path.
+     */
+    private void setBusy(long busy, long since) {
+        long v = busyVersion;
+        BUSY_VERSION.setOpaque(this, v + 1);
+        VarHandle.storeStoreFence();
+        BUSY.setOpaque(this, busy);
+        AWAKE_SINCE.setOpaque(this, since);
+        BUSY_VERSION.setRelease(this, v + 2);
+    }
+
+    /**
      * A snapshot of this worker's counters, from any thread: polls, LIFO hits, steals, injector
      * batches, parks, cancelled jobs, busy nanoseconds (up to the last park, plus the time since
      * if it is awake now), local queue depth.
      */
     long[] metrics() {
-        long since = (long) AWAKE_SINCE.getOpaque(this);
-        long busy = (long) BUSY.getOpaque(this);
-        boolean awake = active && scheduler.idle.isUnparked(index);
+        long busy;
+        long since;
+        while (true) {
+            long v = (long) BUSY_VERSION.getAcquire(this);
+            busy = (long) BUSY.getOpaque(this);
+            since = (long) AWAKE_SINCE.getOpaque(this);
+            VarHandle.loadLoadFence();
+            if ((v & 1) == 0 && v == (long) BUSY_VERSION.getOpaque(this)) {
+                break;
+            }
+            Thread.onSpinWait(); // the owner is between the two stores of a park or wake
+        }
+        long estimate = since != 0 ? busy + Math.max(0, System.nanoTime() - since) : busy;
+        // An awake worker's estimate runs to this reader's clock; the worker then records its
+        // park at its own earlier reading, a few microseconds less: the high-water mark keeps
+        // the counter from going down (it may run ahead by that much until the next wake)
+        long reported;
+        do {
+            reported = (long) BUSY_REPORTED.getOpaque(this);
+        } while (estimate > reported && !BUSY_REPORTED.compareAndSet(this, reported, estimate));
+        estimate = Math.max(estimate, reported);
         return new long[] {
             (long) POLLS.getOpaque(this),
             (long) LIFO_HITS.getOpaque(this),
@@ -1133,7 +1176,7 @@ final class Worker implements Runnable, RunQueue.Sweeper {
             (long) INJECTOR_BATCHES.getOpaque(this),
             (long) PARKS.getOpaque(this),
             (long) CANCELLED_JOBS.getOpaque(this),
-            awake && since != 0 ? busy + Math.max(0, System.nanoTime() - since) : busy,
+            estimate,
             queue.size() + (lifo != null ? 1 : 0)
         };
     }

@@ -39,8 +39,9 @@ final class BlockingPool {
      * runs other tasks; a cancel wakes it at once, and it then interrupts the body's thread (its
      * value, if any, goes nowhere). Made on first use. Closing the FiberIo fails the queued
      * bodies as soon as it has cancelled every task (failQueued), so a caller still waiting (a
-     * shielded one) gets an answer at once: RejectedExecutionException, which
-     * FiberIo.callBlocking turns into the IllegalStateException of a call after close. After the
+     * shielded one) gets an answer at once: the IllegalStateException of a call after close
+     * (call() turns the pool's refusal into it; a body's own exception crosses in an Outcome,
+     * never as the future's failure, so it comes out as the same instance). After the
      * tasks' unwind, it interrupts the bodies still running (shutdownNow: their callers were
      * cancelled and stopped waiting, or, shielded, had the unwind's time to get their answer). A body the rejection handler queues as the pool shuts down is taken back out and
      * refused (enqueue, then re-check: shutdownNow sets the state, then drains, so either the
@@ -48,11 +49,21 @@ final class BlockingPool {
      * InheritableThreadLocal values and get the FiberIo's context class loader: a thread is made
      * on whichever task's call needed it, and later runs other tasks' bodies.
      *
+     * A thread that ends leaves no body queued behind it. An idle thread whose keep-alive poll
+     * timed out still counts toward `max` until it has left; a call that came in that window
+     * found no thread waiting and no room for one, and was queued. The executor then lets the
+     * thread go all the same (it keeps one, the core thread, and does not replace others), so the
+     * body waited for a busy thread, for good if that thread's body waited for it. Each pool
+     * thread therefore looks at the queue after it has left the count (its run returned) and, if
+     * a body is there, hands the pool a drain, which an idle thread takes or a new thread runs
+     * (there is room now). A call queued after that look found the room itself.
+     *
      * Per call: a Call (the pool's FutureTask and the caller's CompletableFuture), a bodiless Weft task and a ParkToken;
      * a hand-off or a thread start; no lock on the caller's path beyond the pool's own.
      */
 
     private final ThreadPoolExecutor pool;
+    private final HandOff queue;
     private final String name;
 
     /** A queue whose offer succeeds only when a pool thread is waiting for work. */
@@ -67,6 +78,20 @@ final class BlockingPool {
         void enqueue(Runnable body) {
             super.offer(body);
         }
+
+        /** Tests only: run once by the next keep-alive poll, which then returns as if it timed out. */
+        transient volatile Runnable beforeTimedPoll;
+
+        @Override
+        public Runnable poll(long timeout, TimeUnit unit) throws InterruptedException {
+            Runnable hook = beforeTimedPoll;
+            if (hook != null) {
+                beforeTimedPoll = null;
+                hook.run();
+                return null;
+            }
+            return super.poll(timeout, unit);
+        }
     }
 
     /**
@@ -77,6 +102,7 @@ final class BlockingPool {
     BlockingPool(String name, int max, ClassLoader loader) {
         AtomicInteger numbers = new AtomicInteger();
         HandOff queue = new HandOff();
+        this.queue = queue;
         this.pool = new ThreadPoolExecutor(
                 1, // one thread stays once made: a body the rejection handler queues always has one to take it
                 max,
@@ -88,7 +114,10 @@ final class BlockingPool {
                             .daemon()
                             .name(name + "-blocking-" + numbers.incrementAndGet())
                             .inheritInheritableThreadLocals(false) // not the values of the task that made it
-                            .unstarted(body);
+                            .unstarted(() -> {
+                                body.run(); // the executor's loop: returns once this thread has left the count
+                                drainIfLeftBehind();
+                            });
                     thread.setContextClassLoader(loader); // nor its loader
                     return thread;
                 },
@@ -139,6 +168,33 @@ final class BlockingPool {
 
     /** How a body ended: its value, its failure (as it threw it), or the pool's refusal to run it. */
     private record Outcome<T>(T value, Throwable failure, RejectedExecutionException refused) {}
+
+    /** See the notes: a body queued as a thread left gets a thread. */
+    private void drainIfLeftBehind() {
+        if (queue.isEmpty() || pool.isShutdown()) {
+            return;
+        }
+        try {
+            pool.execute(() -> {
+                Runnable next;
+                while ((next = queue.poll()) != null) {
+                    next.run();
+                }
+            });
+        } catch (RejectedExecutionException shutDown) {
+            // shut down meanwhile: shutdownNow fails what is queued
+        }
+    }
+
+    /** Tests only: see HandOff.beforeTimedPoll. */
+    void beforeTimedPoll(Runnable hook) {
+        queue.beforeTimedPoll = hook;
+    }
+
+    /** Tests only: how many bodies wait in the queue. */
+    int queued() {
+        return queue.size();
+    }
 
     /**
      * Refuses new bodies, interrupts the running ones, and fails the queued ones, which will never

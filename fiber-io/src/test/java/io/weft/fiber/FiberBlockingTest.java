@@ -102,6 +102,60 @@ class FiberBlockingTest {
     }
 
     /**
+     * An idle pool thread whose keep-alive poll timed out still counted toward the limit until
+     * it left: a call that came in that window was queued (no thread waiting, no room for one),
+     * and the thread left all the same. The body then waited for a busy thread, here for good,
+     * since that thread's body waits for it. The hook stands for the timing: it sends the call
+     * in from the idle thread's timed-out poll.
+     */
+    @Test
+    void aBodyQueuedAsAnIdleThreadLeavesStillGetsAThread() throws Exception {
+        BlockingPool pool = new BlockingPool("test", 2, getClass().getClassLoader());
+        try {
+            CountDownLatch bothIn = new CountDownLatch(2);
+            CountDownLatch out = new CountDownLatch(1);
+            List<Thread> warmUp = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                warmUp.add(Thread.ofPlatform()
+                        .daemon()
+                        .start(() -> pool.call(() -> {
+                            bothIn.countDown();
+                            out.await();
+                            return null;
+                        })));
+            }
+            bothIn.await();
+            out.countDown();
+            for (Thread t : warmUp) {
+                t.join();
+            }
+            assertEquals(2, pool.threads(), "two threads, both idle");
+            CountDownLatch aStarted = new CountDownLatch(1);
+            CountDownLatch bRan = new CountDownLatch(1);
+            java.util.concurrent.FutureTask<String> a = new java.util.concurrent.FutureTask<>(() -> pool.call(() -> {
+                aStarted.countDown();
+                bRan.await(); // a body that waits for another body
+                return "a";
+            }));
+            Thread.ofPlatform().daemon().start(a);
+            aStarted.await();
+            pool.beforeTimedPoll(() -> {
+                Thread.ofPlatform()
+                        .daemon()
+                        .start(() -> pool.call(() -> {
+                            bRan.countDown();
+                            return "b";
+                        }));
+                await().until(() -> pool.queued() == 1); // no thread waiting, no room: queued
+            });
+            assertEquals("d", pool.call(() -> "d")); // to the idle thread, whose next poll runs the hook
+            assertEquals("a", a.get(30, java.util.concurrent.TimeUnit.SECONDS));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
      * The body's exception crossed to the caller as the failure of a future, whose rules changed
      * it: a RejectedExecutionException of its own came out as "the FiberIo is closed", a
      * CompletionException was unwrapped, a CancellationException became the caller's Cancelled.

@@ -86,7 +86,17 @@ class StallTest {
             // idle spares retire: only the two configured carriers stay
             await().until(() -> Thread.getAllStackTraces().keySet().stream()
                     .noneMatch(t -> t.getName().startsWith("stall-spare-")));
+            FiberMetrics retired = io.metrics();
             assertEquals(10, io.call(() -> Io.async(() -> 10).await()));
+            // a retired spare is not busy: its busy time stays where it was (it used to go on
+            // growing, its last wake-up taken for an awake period that never ended)
+            FiberMetrics later = io.metrics();
+            for (FiberMetrics.Worker spare : retired.workers()) {
+                if (spare.spare()) {
+                    assertEquals(
+                            spare.busy(), later.workers().get(spare.index()).busy(), "spare " + spare.index());
+                }
+            }
         }
     }
 

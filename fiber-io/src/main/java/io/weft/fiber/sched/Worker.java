@@ -532,11 +532,12 @@ final class Worker implements Runnable, RunQueue.Sweeper {
                 LockSupport.parkNanos(this, FAILED_TURN_PAUSE_NANOS); // the next turn would likely fail again at once
             }
         }
+        long leftAt = System.nanoTime();
+        setBusy(busyNanos + Math.max(0, leftAt - awakeSinceNanos), 0); // no longer awake: retired or stopped
         if (retired) {
             active = false; // the last act: the stall watch may start this spare again from now on
             return;
         }
-        setBusy(busyNanos + Math.max(0, System.nanoTime() - awakeSinceNanos), 0); // no longer awake
         drainAtStop();
     }
 

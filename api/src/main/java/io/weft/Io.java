@@ -330,8 +330,11 @@ public interface Io {
                 body.run();
             } catch (Throwable failure) { // a checked one thrown sneakily too: nobody else would see it
                 Task<?> me = Context.currentTask();
-                if (failure instanceof Cancelled && me != null && me.isCancelRequested()) {
-                    return null; // its own cancellation: nothing failed (cancel() returned true to whoever asked)
+                if (failure instanceof Cancelled
+                        && me != null
+                        && (me.isCancelRequested() || me.isCancellationEffective())) {
+                    // its own cancellation, or that of a scope it runs inside (inline): nothing failed
+                    return null;
                 }
                 // anything else, a Cancelled too (an await of a cancelled future, a race lost to one)
                 Thread self = Thread.currentThread();
@@ -387,10 +390,10 @@ public interface Io {
      * its workers while the calling task suspends.
      *
      * <p>The default is a suspend point at both ends, as a scheduling Io's wait is: a caller
-     * whose cancellation is in effect starts nothing, and a body that ends with a checked
-     * exception (the {@link InterruptedException} of the caller's cancel, which interrupts the
-     * blocking call) after the cancellation took effect makes the caller throw {@link Cancelled}
-     * rather than that exception wrapped.
+     * whose cancellation is in effect starts nothing, and once the body has ended (its blocking
+     * call interrupted by the caller's cancel, or not) a caller cancelled meanwhile throws
+     * {@link Cancelled} instead of the body's value or exception (an Error still comes out as
+     * it is).
      *
      * @param body the blocking code
      * @param <T> the value's type
@@ -398,14 +401,18 @@ public interface Io {
      */
     default <T> T callBlocking(Callable<T> body) {
         checkpoint(); // a cancelled caller starts nothing
+        T value;
         try {
-            return body.call();
-        } catch (RuntimeException | Error e) {
+            value = body.call();
+        } catch (RuntimeException e) {
+            checkpoint(); // cancelled meanwhile: Cancelled, as a scheduling Io's caller gets
             throw e;
         } catch (Exception e) {
             checkpoint(); // the caller's cancel interrupted the body: Cancelled, not the interrupt wrapped
             throw new CompletionException(e);
         }
+        checkpoint(); // cancelled meanwhile: the value is dropped, as a scheduling Io drops it
+        return value;
     }
 
     /**

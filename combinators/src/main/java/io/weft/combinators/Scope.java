@@ -197,6 +197,8 @@ public final class Scope implements AutoCloseable {
     static volatile Runnable beforeChildRecorded;
     /** Tests only: run by fork after it registered a child's onDone action; it may throw, as that call's allocation may. */
     static volatile Runnable afterChildWatched;
+    /** Tests only: run by a child's onDone action under the lock before it records the child's failure; it may throw. */
+    static volatile Runnable beforeFailureRecorded;
     /** Tests only: run by the block form after the block's join returned normally, before the scope's deadline is ended. */
     static volatile Runnable afterBlockJoined;
 
@@ -424,34 +426,43 @@ public final class Scope implements AutoCloseable {
 
     /** A child's onDone action: record its failure, maybe shut down, count it, wake the owner. */
     private void childDone(Future<?> child) {
-        Throwable failure = CancelScope.peekFailure(child); // recording it is not observing it
+        Throwable failure = null;
         List<Future<?>> toCancel = List.of();
         boolean stopOwner = false;
-        lock.lock();
+        boolean counted = false; // this action took the child out, so it counts it done
         try {
-            if (!children.remove(child)) {
-                return; // a fork whose bookkeeping failed took it out and counted it (forget)
-            }
-            if (failure != null) {
-                failures.add(failure);
-                failedChildren.add(child);
-                if (policy == Policy.FAIL_FAST && !shutDown) {
-                    shutDown = true;
-                    stopOwner = true;
-                    toCancel = List.copyOf(children);
+            lock.lock();
+            try {
+                if (!children.remove(child)) {
+                    return; // a fork whose bookkeeping failed took it out and counted it (forget)
                 }
+                counted = true;
+                failure = CancelScope.peekFailure(child); // recording it is not observing it
+                if (failure != null) {
+                    runHook(beforeFailureRecorded);
+                    failures.add(failure);
+                    failedChildren.add(child);
+                    if (policy == Policy.FAIL_FAST && !shutDown) {
+                        shutDown = true;
+                        stopOwner = true;
+                        toCancel = List.copyOf(children);
+                    }
+                }
+            } finally {
+                lock.unlock();
+            }
+            Watch.cancelAll(toCancel);
+            if (stopOwner) {
+                ownerStop.cancel(failure);
             }
         } finally {
-            lock.unlock();
-        }
-        Watch.cancelAll(toCancel);
-        if (stopOwner) {
-            ownerStop.cancel(failure);
-        }
-        pending.decrementAndGet();
-        Joiner waiting = joiner;
-        if (waiting != null) {
-            waiting.io().ready(waiting.token());
+            if (counted) { // whatever threw above (no memory to record the failure): else join waits for good
+                pending.decrementAndGet();
+                Joiner waiting = joiner;
+                if (waiting != null) {
+                    waiting.io().ready(waiting.token());
+                }
+            }
         }
     }
 

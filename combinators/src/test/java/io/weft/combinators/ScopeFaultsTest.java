@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weft.Future;
 import io.weft.Io;
+import io.weft.TimedOut;
+import io.weft.blocking.BlockingIo;
 import io.weft.testing.Ios;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,6 +32,7 @@ class ScopeFaultsTest {
         Scope.beforeChildRecorded = null;
         Scope.afterChildWatched = null;
         Scope.afterBlockJoined = null;
+        Scope.beforeFailureRecorded = null;
     }
 
     /**
@@ -91,6 +94,33 @@ class ScopeFaultsTest {
         }
     }
 
+    /**
+     * A child's onDone action that threw while it recorded the child's failure (no memory for
+     * the list's entry) left the child uncounted, and join waited for good. It is counted done
+     * whatever happens after the action took it out; the error goes where the completing
+     * thread reports an action's failure.
+     */
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#all")
+    void aChildWhoseFailureCannotBeRecordedIsStillCountedDone(Ios.Kind kind) {
+        OutOfMemoryError noMemory = new OutOfMemoryError("no memory for the failures list (test)");
+        try (Ios.Opened opened = Ios.open(kind)) {
+            String out = opened.call(() -> Scope.call(scope -> {
+                Scope.beforeFailureRecorded = () -> {
+                    Scope.beforeFailureRecorded = null;
+                    throw noMemory;
+                };
+                scope.fork(() -> {
+                    throw new IllegalStateException("the child's own failure");
+                });
+                scope.join();
+                assertTrue(scope.toString().contains("pending=0"), scope.toString());
+                return "joined";
+            }));
+            assertEquals("joined", out);
+        }
+    }
+
     /** A child that runs an hour where tasks run concurrently, and ends at once where they run inline. */
     private static java.util.concurrent.Callable<String> longChild(Ios.Kind kind, AtomicInteger running) {
         return () -> {
@@ -124,6 +154,32 @@ class ScopeFaultsTest {
             }));
             assertEquals("in time", out);
         }
+    }
+
+    /**
+     * A task launched inside a scope on an inline Io runs inside it, so the scope's deadline
+     * stops it too: that is its own cancellation, not a failure for the handler (the launch's
+     * check once looked only at a cancel of the task itself).
+     */
+    @org.junit.jupiter.api.Test
+    void aLaunchStoppedByTheScopeItRunsInsideReportsNothing() {
+        java.util.List<Throwable> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Io inline = BlockingIo.builder()
+                .virtualClock()
+                .uncaughtExceptionHandler((thread, e) -> reported.add(e))
+                .build();
+        Throwable out = Io.with(inline).call(() -> {
+            try {
+                return Scope.call(Duration.ofMillis(10), scope -> {
+                    Io.launch(() -> Io.sleep(HOUR)); // inline: the deadline stops it in its sleep
+                    return null;
+                });
+            } catch (TimedOut expected) {
+                return expected;
+            }
+        });
+        assertTrue(out instanceof TimedOut, String.valueOf(out));
+        assertEquals(java.util.List.of(), reported);
     }
 
     static Stream<Named<Ios.Kind>> virtualClocks() {

@@ -187,7 +187,8 @@ class TransformTest {
      * The whenComplete task parked for its source, the source's value readied it, and the task
      * was cancelled before it ran again: its await threw the task's own Cancelled and the action
      * was told the source had been cancelled. The source was done first: the action sees its
-     * value. (With one worker the cancel lands in that window every time.)
+     * value. (With one worker the cancel lands in that window every time; with more, w may not
+     * have started, and then its action does not run at all.)
      */
     @ParameterizedTest
     @MethodSource("io.weft.testing.Ios#concurrent")
@@ -202,7 +203,11 @@ class TransformTest {
                 w.cancel();
                 return settled(w);
             });
-            assertEquals(List.of("value"), seen);
+            // with more workers the cancel may land before w even starts: then its action never runs
+            assertTrue(seen.stream().allMatch("value"::equals), seen::toString);
+            if (kind.name().contains("1 worker")) { // one worker: w parks first, every time
+                assertEquals(List.of("value"), seen);
+            }
             assertTrue(observer.state() == Future.State.CANCELLED || "value".equals(observer.resultNow()));
         }
     }

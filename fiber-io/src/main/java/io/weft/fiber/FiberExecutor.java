@@ -440,16 +440,24 @@ final class FiberExecutor implements ScheduledExecutorService {
             try {
                 return body.call();
             } catch (Cancelled cancelled) {
-                throw cancelled;
-            } catch (RuntimeException | Error failure) { // execute(): nobody holds a future, as Io.launch
-                Thread self = Thread.currentThread();
-                Thread.UncaughtExceptionHandler handler = io.uncaughtExceptionHandler();
-                try {
-                    (handler != null ? handler : self.getUncaughtExceptionHandler()).uncaughtException(self, failure);
-                } catch (RuntimeException | Error ignored) {
-                    // as the JVM does for a thread's handler
+                if (task.isCancelRequested() || task.isCancellationEffective()) {
+                    throw cancelled; // its own cancellation: nothing failed
                 }
+                report(cancelled); // one from elsewhere (an await of a cancelled future): as Io.launch
                 return null;
+            } catch (RuntimeException | Error failure) { // execute(): nobody holds a future, as Io.launch
+                report(failure);
+                return null;
+            }
+        }
+
+        private void report(Throwable failure) {
+            Thread self = Thread.currentThread();
+            Thread.UncaughtExceptionHandler handler = io.uncaughtExceptionHandler();
+            try {
+                (handler != null ? handler : self.getUncaughtExceptionHandler()).uncaughtException(self, failure);
+            } catch (RuntimeException | Error ignored) {
+                // as the JVM does for a thread's handler
             }
         }
 

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import io.weft.Cancelled;
 import io.weft.Io;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -127,7 +128,19 @@ class FiberExecutorTest {
             });
             await().until(() -> reported.size() == 1);
             assertSame(boom, reported.get(0));
+
+            // a Cancelled that is not the task's own is a failure too, as for Io.launch (it was dropped)
+            executor.execute(cancelledElsewhere()::await);
+            await().until(() -> reported.size() == 2);
+            assertInstanceOf(Cancelled.class, reported.get(1));
         }
+    }
+
+    /** A Weft future someone cancelled. */
+    private static io.weft.Future<String> cancelledElsewhere() {
+        io.weft.Future<String> future = io.weft.Future.from(new CompletableFuture<>());
+        future.cancel();
+        return future;
     }
 
     @Test

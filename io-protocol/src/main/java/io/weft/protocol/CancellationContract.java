@@ -600,6 +600,34 @@ public abstract class CancellationContract extends IoContract {
         assertEquals(Future.State.CANCELLED, started.future().state());
     }
 
+    /** A body that swallows its interrupt and returns: the cancelled caller still throws Cancelled, the value is dropped. */
+    @Test
+    void aCancelledCallerOfIoBlockingDropsTheValueOfABodyThatSwallowedTheInterrupt() {
+        LinkedBlockingQueue<String> queue = new LinkedBlockingQueue<>();
+        AtomicReference<Object> seen = new AtomicReference<>();
+        Started<String> started = startElsewhere(() -> {
+            try {
+                String value = Io.blocking(() -> {
+                    try {
+                        return queue.take();
+                    } catch (InterruptedException swallowed) {
+                        return "the body's value after the interrupt";
+                    }
+                });
+                seen.set(value);
+                return value;
+            } catch (RuntimeException e) {
+                seen.set(e);
+                throw e;
+            }
+        });
+        started.awaitParked();
+        assertTrue(started.future().cancel());
+        awaitDone(started.future());
+        assertInstanceOf(Cancelled.class, seen.get());
+        assertEquals(Future.State.CANCELLED, started.future().state());
+    }
+
     /** A caller whose cancellation is in effect starts no blocking body: Io.blocking is a suspend point. */
     @Test
     void aCancelledCallerStartsNoBlockingBody() {

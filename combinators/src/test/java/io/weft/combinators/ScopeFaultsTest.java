@@ -45,24 +45,13 @@ class ScopeFaultsTest {
     @MethodSource("io.weft.testing.Ios#all")
     void aForkThatRunsOutOfMemoryRecordingItsChildEndsTheChildAndTheScopeStillJoins(Ios.Kind kind) {
         OutOfMemoryError noMemory = new OutOfMemoryError("no memory for the children set (test)");
-        AtomicInteger running = new AtomicInteger();
-        try (Ios.Opened opened = Ios.open(kind)) {
-            String out = opened.call(() -> Scope.call(scope -> {
-                Future<String> healthy = scope.fork(() -> "healthy");
-                Scope.beforeChildRecorded = () -> {
+        assertAForkThatThrowsAfterItsSpawnLeavesNothingBehind(
+                kind,
+                noMemory,
+                () -> Scope.beforeChildRecorded = () -> {
                     Scope.beforeChildRecorded = null;
                     throw noMemory;
-                };
-                OutOfMemoryError thrown =
-                        assertThrows(OutOfMemoryError.class, () -> scope.fork(longChild(kind, running)));
-                assertSame(noMemory, thrown);
-                assertEquals(0, running.get(), "the child outlived the fork that failed");
-                scope.join();
-                assertTrue(scope.toString().contains("pending=0"), scope.toString());
-                return healthy.await();
-            }));
-            assertEquals("healthy", out);
-        }
+                });
     }
 
     /**
@@ -74,14 +63,27 @@ class ScopeFaultsTest {
     @MethodSource("io.weft.testing.Ios#all")
     void aForkThatThrowsAfterWatchingItsChildCountsTheChildDoneExactlyOnce(Ios.Kind kind) {
         OutOfMemoryError noMemory = new OutOfMemoryError("no memory after onDone (test)");
+        assertAForkThatThrowsAfterItsSpawnLeavesNothingBehind(
+                kind,
+                noMemory,
+                () -> Scope.afterChildWatched = () -> {
+                    Scope.afterChildWatched = null;
+                    throw noMemory;
+                });
+    }
+
+    /**
+     * A scope forks a healthy child, then {@code installFault} makes the next fork's bookkeeping
+     * throw {@code noMemory} after its spawn: that fork throws it, its child does not outlive it,
+     * join returns with nothing pending, and the healthy child's value comes out.
+     */
+    private static void assertAForkThatThrowsAfterItsSpawnLeavesNothingBehind(
+            Ios.Kind kind, OutOfMemoryError noMemory, Runnable installFault) {
         AtomicInteger running = new AtomicInteger();
         try (Ios.Opened opened = Ios.open(kind)) {
             String out = opened.call(() -> Scope.call(scope -> {
                 Future<String> healthy = scope.fork(() -> "healthy");
-                Scope.afterChildWatched = () -> {
-                    Scope.afterChildWatched = null;
-                    throw noMemory;
-                };
+                installFault.run();
                 OutOfMemoryError thrown =
                         assertThrows(OutOfMemoryError.class, () -> scope.fork(longChild(kind, running)));
                 assertSame(noMemory, thrown);

@@ -584,36 +584,32 @@ public abstract class CancellationContract extends IoContract {
     @Test
     void aCancelledCallerOfIoBlockingThrowsCancelledAndItsTaskEndsCancelled() {
         LinkedBlockingQueue<String> queue = new LinkedBlockingQueue<>();
-        AtomicReference<Throwable> seen = new AtomicReference<>();
-        Started<String> started = startElsewhere(() -> {
-            try {
-                return Io.blocking(queue::take);
-            } catch (RuntimeException e) {
-                seen.set(e);
-                throw e;
-            }
-        });
-        started.awaitParked();
-        assertTrue(started.future().cancel());
-        awaitDone(started.future());
-        assertInstanceOf(Cancelled.class, seen.get());
-        assertEquals(Future.State.CANCELLED, started.future().state());
+        assertACancelledBlockingCallerThrowsCancelled(queue::take);
     }
 
     /** A body that swallows its interrupt and returns: the cancelled caller still throws Cancelled, the value is dropped. */
     @Test
     void aCancelledCallerOfIoBlockingDropsTheValueOfABodyThatSwallowedTheInterrupt() {
         LinkedBlockingQueue<String> queue = new LinkedBlockingQueue<>();
+        assertACancelledBlockingCallerThrowsCancelled(() -> {
+            try {
+                return queue.take();
+            } catch (InterruptedException swallowed) {
+                return "the body's value after the interrupt";
+            }
+        });
+    }
+
+    /**
+     * Starts a task that calls {@code Io.blocking(body)}, a body that blocks until interrupted,
+     * cancels the task once it waits, and checks that Io.blocking threw Cancelled and the task
+     * ended cancelled.
+     */
+    private void assertACancelledBlockingCallerThrowsCancelled(java.util.concurrent.Callable<String> body) {
         AtomicReference<Object> seen = new AtomicReference<>();
         Started<String> started = startElsewhere(() -> {
             try {
-                String value = Io.blocking(() -> {
-                    try {
-                        return queue.take();
-                    } catch (InterruptedException swallowed) {
-                        return "the body's value after the interrupt";
-                    }
-                });
+                String value = Io.blocking(body);
                 seen.set(value);
                 return value;
             } catch (RuntimeException e) {

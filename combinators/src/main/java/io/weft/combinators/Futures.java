@@ -480,9 +480,10 @@ public final class Futures {
      * then reports {@code source}'s outcome. If {@code action} throws, a successful source's
      * result fails with the action's exception; a failed source's failure is kept and the
      * action's exception attached to it as suppressed. Who is cancelled when: cancelling the
-     * result cancels only the task; if the cancel ends its wait while {@code source} is still
-     * not done, the action does not run (once {@code source} is done, the action sees its
-     * outcome and the result is cancelled). {@code source} is left alone.
+     * result cancels only the task; if the cancel comes before the task has started, or ends its
+     * wait while {@code source} is still not done, the action does not run (a cancel that finds
+     * the task waiting with {@code source} done lets the action see its outcome, and the result
+     * is cancelled). {@code source} is left alone.
      *
      * @param source the future to observe
      * @param action what to run with its outcome

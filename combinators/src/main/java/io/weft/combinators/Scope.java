@@ -439,12 +439,19 @@ public final class Scope implements AutoCloseable {
                 counted = true;
                 failure = CancelScope.peekFailure(child); // recording it is not observing it
                 if (failure != null) {
-                    runHook(beforeFailureRecorded);
-                    failures.add(failure);
-                    failedChildren.add(child);
                     if (policy == Policy.FAIL_FAST && !shutDown) {
-                        shutDown = true;
+                        shutDown = true; // decided before anything here allocates: it holds even without memory
                         stopOwner = true;
+                    }
+                    runHook(beforeFailureRecorded);
+                    failedChildren.add(child);
+                    try {
+                        failures.add(failure);
+                    } catch (Throwable noMemory) {
+                        failedChildren.removeLast(); // the two lists stay parallel
+                        throw noMemory;
+                    }
+                    if (stopOwner) {
                         toCancel = List.copyOf(children);
                     }
                 }
@@ -452,11 +459,13 @@ public final class Scope implements AutoCloseable {
                 lock.unlock();
             }
             Watch.cancelAll(toCancel);
+        } finally {
+            // whatever threw above (no memory to record the failure or copy the siblings): the
+            // owner is still stopped with the failure, and the child counted, else join waits for good
             if (stopOwner) {
                 ownerStop.cancel(failure);
             }
-        } finally {
-            if (counted) { // whatever threw above (no memory to record the failure): else join waits for good
+            if (counted) {
                 pending.decrementAndGet();
                 Joiner waiting = joiner;
                 if (waiting != null) {

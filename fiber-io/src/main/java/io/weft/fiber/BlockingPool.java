@@ -56,7 +56,11 @@ final class BlockingPool {
      * body waited for a busy thread, for good if that thread's body waited for it. Each pool
      * thread therefore looks at the queue after it has left the count (its run returned) and, if
      * a body is there, hands the pool a drain, which an idle thread takes or a new thread runs
-     * (there is room now). A call queued after that look found the room itself.
+     * (there is room now). The queuing side looks too: after its enqueue, a call that sees fewer
+     * threads than `max` hands the pool a drain. The executor's thread set and its size are read
+     * and changed under its main lock, and a leaving thread is out of the set before it looks at
+     * the queue: either the call sees the room or the thread sees the body. A spare drain finds
+     * nothing and does nothing.
      *
      * Per call: a Call (the pool's FutureTask and the caller's CompletableFuture), a bodiless Weft task and a ParkToken;
      * a hand-off or a thread start; no lock on the caller's path beyond the pool's own.
@@ -117,6 +121,7 @@ final class BlockingPool {
                             .unstarted(() -> {
                                 body.run(); // the executor's loop: returns once this thread has left the count
                                 drainIfLeftBehind();
+                                runHook(afterThreadLeft);
                             });
                     thread.setContextClassLoader(loader); // nor its loader
                     return thread;
@@ -125,9 +130,13 @@ final class BlockingPool {
                     if (executor.isShutdown()) {
                         throw closed();
                     }
+                    runHook(beforeEnqueue);
                     queue.enqueue(body); // every thread is busy: the first to finish takes it
                     if (executor.isShutdown() && queue.remove(body)) {
                         throw closed(); // shutdownNow drained the queue before this enqueue: not left there
+                    }
+                    if (!(body instanceof Drain) && executor.getPoolSize() < executor.getMaximumPoolSize()) {
+                        drainIfLeftBehind(); // a thread left since this call found no room (see the notes)
                     }
                 });
         this.name = name;
@@ -175,14 +184,35 @@ final class BlockingPool {
             return;
         }
         try {
-            pool.execute(() -> {
-                Runnable next;
-                while ((next = queue.poll()) != null) {
-                    next.run();
-                }
-            });
+            pool.execute(new Drain());
         } catch (RejectedExecutionException shutDown) {
             // shut down meanwhile: shutdownNow fails what is queued
+        }
+    }
+
+    /**
+     * Brings a thread to the queue: it runs one queued body, and the thread's own loop takes the
+     * rest (one body per drain: the loop clears a cancel's interrupt between bodies, a loop here
+     * would not).
+     */
+    private final class Drain implements Runnable {
+        @Override
+        public void run() {
+            Runnable next = queue.poll();
+            if (next != null) {
+                next.run();
+            }
+        }
+    }
+
+    /** Tests only: run by the rejection handler before it queues a body. */
+    volatile Runnable beforeEnqueue;
+    /** Tests only: run by a pool thread after it left the count and looked at the queue. */
+    volatile Runnable afterThreadLeft;
+
+    private static void runHook(Runnable hook) {
+        if (hook != null) {
+            hook.run();
         }
     }
 

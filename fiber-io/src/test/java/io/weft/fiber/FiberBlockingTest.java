@@ -156,6 +156,76 @@ class FiberBlockingTest {
     }
 
     /**
+     * The same window from the queuing side: the call found no room, then, before it queued its
+     * body, the idle thread left and looked at a queue still empty. The call now looks too: it
+     * sees fewer threads than the limit after its enqueue and brings one to the queue.
+     */
+    @Test
+    void aBodyQueuedJustAfterAnIdleThreadLeftStillGetsAThread() throws Exception {
+        BlockingPool pool = new BlockingPool("test", 2, getClass().getClassLoader());
+        try {
+            CountDownLatch bothIn = new CountDownLatch(2);
+            CountDownLatch out = new CountDownLatch(1);
+            List<Thread> warmUp = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                warmUp.add(Thread.ofPlatform()
+                        .daemon()
+                        .start(() -> pool.call(() -> {
+                            bothIn.countDown();
+                            out.await();
+                            return null;
+                        })));
+            }
+            bothIn.await();
+            out.countDown();
+            for (Thread t : warmUp) {
+                t.join();
+            }
+            CountDownLatch aStarted = new CountDownLatch(1);
+            CountDownLatch bRan = new CountDownLatch(1);
+            java.util.concurrent.FutureTask<String> a = new java.util.concurrent.FutureTask<>(() -> pool.call(() -> {
+                aStarted.countDown();
+                bRan.await(); // a body that waits for another body
+                return "a";
+            }));
+            Thread.ofPlatform().daemon().start(a);
+            aStarted.await();
+            CountDownLatch inHandler = new CountDownLatch(1);
+            CountDownLatch left = new CountDownLatch(1);
+            pool.afterThreadLeft = () -> {
+                pool.afterThreadLeft = null;
+                left.countDown();
+            };
+            pool.beforeEnqueue = () -> {
+                pool.beforeEnqueue = null;
+                inHandler.countDown(); // b found no thread waiting and no room
+                awaitLatch(left); // the idle thread leaves, and looks, before b is queued
+            };
+            pool.beforeTimedPoll(() -> {
+                Thread.ofPlatform()
+                        .daemon()
+                        .start(() -> pool.call(() -> {
+                            bRan.countDown();
+                            return "b";
+                        }));
+                awaitLatch(inHandler); // this thread is still counted, and not waiting: b is refused room
+            });
+            assertEquals("d", pool.call(() -> "d")); // to the idle thread, whose next poll sends b in and leaves
+            assertEquals("a", a.get(30, java.util.concurrent.TimeUnit.SECONDS));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void awaitLatch(CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(30, java.util.concurrent.TimeUnit.SECONDS), "the hook's step never came");
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
      * The body's exception crossed to the caller as the failure of a future, whose rules changed
      * it: a RejectedExecutionException of its own came out as "the FiberIo is closed", a
      * CompletionException was unwrapped, a CancellationException became the caller's Cancelled.

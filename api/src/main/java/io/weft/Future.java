@@ -30,7 +30,10 @@ public interface Future<T> {
         PENDING,
         /** Done with a value. */
         SUCCESS,
-        /** Done with an exception other than {@link Cancelled}. */
+        /**
+         * Done with an exception other than a cancellation ({@link Cancelled}, or any
+         * {@link java.util.concurrent.CancellationException} the body threw).
+         */
         FAILED,
         /** Done by cancellation. */
         CANCELLED
@@ -63,7 +66,8 @@ public interface Future<T> {
     /**
      * Like {@link #await()}, but gives up after {@code timeout} on the installed Io's clock (on a
      * plain thread with nothing installed, the clock of the Io this future's task runs on, so no
-     * default Io is needed). Giving up does not cancel this future. A timed await ends by itself,
+     * default Io is needed; a future made by {@link #from}, {@link #completed} or
+     * {@link #failed} has no Io of its own and uses the installed or default one). Giving up does not cancel this future. A timed await ends by itself,
      * so it is never reported as an await cycle, however long its timeout; a task awaiting its own
      * future this way simply times out (with a timeout too long to represent, it waits until it is
      * cancelled).

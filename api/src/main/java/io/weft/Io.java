@@ -160,7 +160,8 @@ public interface Io {
      * scope, whose {@code join} rethrows its children's failures.
      *
      * @param body the task's body; its value becomes the future's value, its exception the
-     *     future's failure ({@link Cancelled} makes it cancelled)
+     *     future's failure (a {@link java.util.concurrent.CancellationException}, {@link Cancelled}
+     *     included, makes it cancelled)
      * @param <T> the value's type
      * @return the task's future
      * @throws NullPointerException if {@code body} is null

@@ -42,15 +42,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * <h2>Policies</h2>
  * <ul>
  *   <li>{@link #open()} and {@link #call(Block)} are <b>fail-fast</b>: the first child to fail
- *       (end with an exception other than {@link Cancelled}) cancels every other child and the
+ *       (end with an exception other than a cancellation: {@link Cancelled}, or any
+ *       {@link java.util.concurrent.CancellationException} its body threw, such as a
+ *       {@code join} of a cancelled CompletableFuture) cancels every other child and the
  *       owner; later forks are not run (they return an already-cancelled future).
  *   <li>{@link #supervisor()} <b>collects</b>: children do not affect each other or the owner,
  *       {@code join()} returns normally, the failures are in {@link #failures()}, and each
  *       failure nobody observed (by awaiting the child or reading {@code failures()}) goes to an
  *       uncaught-exception handler when the scope closes.
  * </ul>
- * A child that ends cancelled (because the scope or someone holding its future cancelled it) is
- * not a failure under either policy.
+ * A child that ends cancelled (because the scope or someone holding its future cancelled it, or
+ * its body threw a CancellationException) is not a failure under either policy.
  *
  * <h2>The owner is cancelled too, for as long as the scope lasts</h2>
  * When a fail-fast scope's child fails, or a scope's deadline ({@link #call(Duration, Block)})

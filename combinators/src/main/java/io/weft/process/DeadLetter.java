@@ -3,13 +3,14 @@ package io.weft.process;
 import java.util.Objects;
 
 /**
- * A message that was delivered to a mailbox but never received: its process ended (returned,
- * failed for good, or was shut down) with the message still queued. A registry hands each one to
- * its dead-letter handler; none is dropped silently.
+ * A message that was delivered to a mailbox but never handled: its process ended (returned,
+ * failed for good, or was shut down) with the message still queued, or its handler failed on it
+ * (the process may then be restarted, without it). A registry hands each one to its dead-letter
+ * handler; none is dropped silently.
  *
  * @param to the process the message was sent to
  * @param message the message
- * @param reason why it was not received: how the process ended
+ * @param reason why it was not handled: how the process ended, or that its handler failed on it
  */
 public record DeadLetter(Pid<?> to, Object message, String reason) {
 

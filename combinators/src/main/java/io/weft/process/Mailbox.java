@@ -24,7 +24,8 @@ public final class Mailbox {
 
     /**
      * A mailbox that holds at most {@code capacity} messages: a {@code send} to a full one
-     * suspends the sender, a {@code trySend} returns false.
+     * suspends the sender, a {@code trySend} returns false. Its ring is allocated up front when
+     * the process is spawned, 12 bytes a slot ({@link io.weft.channel.Channel#bounded}).
      *
      * @param capacity how many messages it holds, at least 1
      * @return the bounded kind

@@ -169,6 +169,8 @@ public final class Processes implements AutoCloseable {
      * @return its pid
      * @throws NullPointerException if an argument is null, or {@code behavior} returns null
      * @throws IllegalStateException if the registry is shut down
+     * @throws IllegalArgumentException if a bounded mailbox's capacity is beyond what a channel
+     *     can hold ({@link io.weft.channel.Channel#bounded})
      */
     public <M> Pid<M> spawn(
             String name, Mailbox mailbox, RetryPolicy restart, Supplier<? extends Handler<M>> behavior) {

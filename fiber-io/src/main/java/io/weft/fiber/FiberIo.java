@@ -77,7 +77,7 @@ import java.util.concurrent.locks.LockSupport;
  *         List<Future<Long>> parts = new ArrayList<>();
  *         for (int i = 0; i < 1_000; i++) {
  *             long n = i;
- *             parts.add(Io.async(() -> n * n));   // 1,000 fibers
+ *             parts.add(Io.async(() -> n * n));   // 1,000 tasks
  *         }
  *         long sum = 0;
  *         for (Future<Long> part : parts) sum += part.await();
@@ -195,7 +195,8 @@ public final class FiberIo implements Io, AutoCloseable {
     }
 
     /**
-     * Creates a FiberIo with one worker per available processor and the real clock.
+     * Creates a FiberIo with one worker per available processor (at most 64, the most a FiberIo
+     * has) and the real clock.
      *
      * @return a running FiberIo
      * @throws IllegalStateException if the JVM lacks {@code --add-opens java.base/java.lang}
@@ -213,9 +214,14 @@ public final class FiberIo implements Io, AutoCloseable {
         return new Builder();
     }
 
+    /** The default worker count for {@code processors} available processors: one each, at most 64. */
+    static int defaultWorkers(int processors) {
+        return Math.max(1, Math.min(processors, 64));
+    }
+
     /** Builds a {@link FiberIo}. Not thread-safe; use one builder per thread. */
     public static final class Builder {
-        private int workers = Runtime.getRuntime().availableProcessors();
+        private int workers = defaultWorkers(Runtime.getRuntime().availableProcessors());
         private boolean virtualClock;
         private long seed = 0x5EED_5EEDL;
         private boolean explore;
@@ -270,7 +276,7 @@ public final class FiberIo implements Io, AutoCloseable {
         /**
          * Sets how many threads {@link Io#blocking} bodies may occupy at once (512 by default);
          * further bodies wait in a queue for a thread. Threads are made on demand and end after
-         * 30 s idle.
+         * 30 s idle, except one, which stays until close.
          *
          * @param count at least 1
          * @return this builder

@@ -94,6 +94,16 @@ class FiberIoTest {
         }
     }
 
+    /** One worker per processor, at most the 64 a FiberIo has: on a larger machine create() used to throw. */
+    @Test
+    void theDefaultWorkerCountFollowsTheProcessorsUpTo64() {
+        assertEquals(1, FiberIo.defaultWorkers(1));
+        assertEquals(2, FiberIo.defaultWorkers(2));
+        assertEquals(64, FiberIo.defaultWorkers(64));
+        assertEquals(64, FiberIo.defaultWorkers(128));
+        assertThrows(IllegalArgumentException.class, () -> FiberIo.builder().workers(128));
+    }
+
     @Test
     void theBuilderRejectsBadOptionsClearly() {
         assertThrows(IllegalArgumentException.class, () -> FiberIo.builder().workers(0));

@@ -14,7 +14,7 @@ import java.util.List;
  * each run uses its own FiberIos.
  *
  * <p>The race and the night shift run on one worker with a virtual clock, so the printed times are
- * the same on every run; the fan-out runs 10,000 fibers on every core with the real clock.
+ * the same on every run; the fan-out runs 10,000 tasks on every core with the real clock.
  */
 public final class Fibers {
     private Fibers() {}
@@ -25,7 +25,7 @@ public final class Fibers {
      * @param raceWinner the value of the race's winner
      * @param loserState the loser's state once the race has returned (it joins the loser)
      * @param nightShiftMs the virtual time at the end of the night shift
-     * @param fanOutSum the sum of the 10,000 fibers' values
+     * @param fanOutSum the sum of the 10,000 tasks' values
      */
     public record Outcome(String raceWinner, Future.State loserState, long nightShiftMs, long fanOutSum) {}
 
@@ -71,7 +71,7 @@ public final class Fibers {
                 }
                 return total;
             });
-            out.println("fan-out: 10,000 fibers on every core summed to " + sum);
+            out.println("fan-out: 10,000 tasks on every core summed to " + sum);
         }
         return new Outcome(winner, loserState, nightShiftMs, sum);
     }

@@ -64,6 +64,11 @@ public final class RootTasks {
         } catch (Cancelled stopped) {
             if (root.cancel()) {
                 Awaiting.joinUninterruptibly(root, current);
+                Throwable ownFailure = root.peekFailure(); // it failed as it unwound (a finally threw)
+                if (ownFailure != null && ownFailure != stopped) {
+                    stopped.addSuppressed(ownFailure); // nobody else holds the root: it must not vanish
+                    root.markObserved();
+                }
             } else if (!root.isCancelRequested()
                     && stopped.getCause() instanceof RuntimeException own
                     && root.state() == Future.State.CANCELLED) {

@@ -32,7 +32,13 @@ final class StageBridge {
         Runnable copy = () -> {
             switch (task.state()) {
                 case SUCCESS -> mirror.complete(task.resultNow());
-                case FAILED -> mirror.completeExceptionally(task.exceptionNow());
+                case FAILED -> {
+                    // observed only if the mirror carries it: a mirror the user completed first
+                    // (complete, completeOnTimeout, orTimeout) drops it, and a scope must still report it
+                    if (mirror.completeExceptionally(task.peekFailure())) {
+                        task.markObserved();
+                    }
+                }
                 default -> mirror.cancel(false);
             }
         };

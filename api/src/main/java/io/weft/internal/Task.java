@@ -972,7 +972,7 @@ public final class Task<T> extends WaiterStack implements Future<T>, RawTask, Sc
     }
 
     /** Records that this done task's failure was reported (a cold path: only failures come here). */
-    private void markObserved() {
+    void markObserved() {
         if ((state & OBSERVED) == 0) {
             STATE.getAndBitwiseOr(this, OBSERVED); // done: nothing else changes the word any more
         }

@@ -130,6 +130,32 @@ class ScopeFaultsTest {
         }
     }
 
+    /**
+     * A CompletableFuture view of a child that the owner completed first (complete,
+     * completeOnTimeout, orTimeout) cannot carry the child's later failure; the view used to
+     * mark that failure observed all the same, and a supervisor then reported it to nobody.
+     */
+    @ParameterizedTest
+    @MethodSource("io.weft.testing.Ios#concurrent")
+    void aFailureAViewCompletedFirstCouldNotCarryIsStillReported(Ios.Kind kind) {
+        IllegalStateException boom = new IllegalStateException("boom (test)");
+        java.util.List<Throwable> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Ios.Opened opened = Ios.open(kind)) {
+            opened.call(() -> {
+                try (Scope scope = Scope.supervisor((thread, e) -> reported.add(e))) {
+                    Future<Integer> child = scope.fork(() -> {
+                        Io.sleep(Duration.ofMillis(10));
+                        throw boom;
+                    });
+                    child.toCompletableFuture().complete(0); // the view is done before the child fails
+                    scope.join(); // a supervisor's join returns normally; close reports what nobody saw
+                }
+                return null;
+            });
+            assertEquals(java.util.List.of(boom), reported);
+        }
+    }
+
     /** A child that runs an hour where tasks run concurrently, and ends at once where they run inline. */
     private static java.util.concurrent.Callable<String> longChild(Ios.Kind kind, AtomicInteger running) {
         return () -> {

@@ -1,5 +1,6 @@
 package io.weft.fiber;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -91,6 +92,44 @@ class FiberIoTest {
                 assertTrue(Thread.interrupted(), "round " + round + ": the caller's interrupt is kept");
             }
             assertTrue(io.isClosed());
+        }
+    }
+
+    /**
+     * A caller of Io.with that stops waiting (here, an interrupted plain thread) cancels its
+     * root task and waits for it to unwind. A root that failed as it unwound (its cleanup threw)
+     * lost that failure: nobody else holds the root. It now rides on the caller's Cancelled.
+     */
+    @Test
+    void aRootsFailureWhileItUnwindsReachesTheCallerThatStoppedWaiting() throws Exception {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            IllegalStateException cleanup = new IllegalStateException("the root's cleanup failed (test)");
+            CountDownLatch sleeping = new CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicReference<Throwable> caught =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            Thread caller = Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    Io.with(io).call(() -> {
+                        try {
+                            sleeping.countDown();
+                            Io.sleep(Duration.ofHours(1));
+                            return null;
+                        } catch (io.weft.Cancelled c) {
+                            throw cleanup;
+                        }
+                    });
+                } catch (Throwable t) {
+                    caught.set(t);
+                }
+            });
+            sleeping.await();
+            await().until(() -> caller.getState() == Thread.State.WAITING);
+            caller.interrupt();
+            caller.join(30_000);
+            Throwable t = caught.get();
+            assertTrue(
+                    t == cleanup || List.of(t.getSuppressed()).contains(cleanup),
+                    () -> "the root's failure is lost: " + t);
         }
     }
 

@@ -240,8 +240,9 @@ public class Memory extends PeerBenchmark {
 
     private Cycle suspendCoroutines(boolean measure) {
         CountDownLatch arrived = new CountDownLatch(PARKED_TASKS);
+        KotlinPeer.Suspended suspended = new KotlinPeer.Suspended(PARKED_TASKS);
         long before = measure ? settledUsedHeap() : 0;
-        KotlinPeer.Suspended suspended = peers.kotlin.startSuspended(PARKED_TASKS, arrived);
+        peers.kotlin.startSuspended(suspended, arrived);
         try {
             arrived.await(); // each counts down inside suspendCancellableCoroutine's block, as it suspends
         } catch (InterruptedException e) {

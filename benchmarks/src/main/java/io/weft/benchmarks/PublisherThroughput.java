@@ -23,20 +23,20 @@ import reactor.core.publisher.Flux;
 /**
  * Publisher throughput: 100,000 items through a three-operator pipeline, {@code map(x + 1)},
  * {@code filter(x % 3 != 0)}, {@code map(x * 2)}, with an asynchronous, backpressured hop (a
- * buffer of 256) before each operator and a consumer that sums what arrives. Every peer runs the
- * same shape on 2 worker threads:
+ * buffer of 256) before each operator and one more before the consumer that sums what arrives:
+ * four hops. Every peer runs the same shape on 2 worker threads:
  * <ul>
  *   <li>{@code fiber}: each operator is a Weft producer task ({@link Reactive#produce}) that
  *       receives from its upstream through an {@link Inbox} (prefetch 256) and emits the result;
  *       the consumer is the root task's inbox. Four fibers on FiberIo, backpressure by suspension.
  *   <li>{@code reactor}: {@code Flux.range} with {@code publishOn(parallel(2), 256)} before each
- *       operator, summed with {@code reduce}.
+ *       operator and before the {@code reduce} that sums.
  *   <li>{@code jdk}: a {@link SubmissionPublisher} source and three {@code SubmissionPublisher}
  *       processors (buffer 256 each, asking upstream only for what they have room for) on a
  *       2-thread ForkJoinPool, summed by a {@link Flow.Subscriber}.
  *   <li>{@code kotlin}: a kotlinx {@code Flow} ({@code asFlow}) with {@code buffer(256)} before each
- *       operator (a producer coroutine and a channel: Flow's asynchronous, backpressured hop),
- *       folded on {@code Dispatchers.Default}.
+ *       operator and before the {@code fold} (a producer coroutine and a channel: Flow's
+ *       asynchronous, backpressured hop), on {@code Dispatchers.Default}.
  * </ul>
  * Items per second = 100,000 / the score.
  *
@@ -176,6 +176,7 @@ public class PublisherThroughput extends PeerBenchmark {
                 .filter(NOT_THIRD::test)
                 .publishOn(peers.reactor, BUFFER)
                 .map(TWICE::applyAsInt)
+                .publishOn(peers.reactor, BUFFER) // a fourth hop, to the summing, as Weft's pipeline has
                 .reduce(0L, (acc, x) -> acc + x)
                 .block();
         return sum == null ? -1 : sum;

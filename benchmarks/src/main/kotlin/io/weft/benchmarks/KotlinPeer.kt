@@ -193,6 +193,7 @@ class KotlinPeer : AutoCloseable {
             .buffer(PublisherThroughput.BUFFER).map { it + 1 }
             .buffer(PublisherThroughput.BUFFER).filter { it % 3 != 0 }
             .buffer(PublisherThroughput.BUFFER).map { it * 2 }
+            .buffer(PublisherThroughput.BUFFER) // a fourth hop, to the collector, as Weft's pipeline has
             .fold(0L) { sum, x -> sum + x }
     }
 
@@ -202,23 +203,22 @@ class KotlinPeer : AutoCloseable {
      * Starts [count] coroutines that each suspend in `suspendCancellableCoroutine` after counting
      * down [arrived]; their continuations land in [suspended]. [release] resumes them all.
      */
-    fun startSuspended(count: Int, arrived: CountDownLatch): Suspended {
-        val suspended = Suspended(count)
-        suspended.tasks = List(count) { index ->
-            scope.async {
+    fun startSuspended(suspended: Suspended, arrived: CountDownLatch) {
+        for (index in 0 until suspended.continuations.size) {
+            suspended.tasks.add(scope.async {
                 suspendCancellableCoroutine<Int> { continuation ->
                     suspended.continuations[index] = continuation
                     arrived.countDown()
                 }
-            }
+            })
         }
-        return suspended
     }
 
     /** The coroutines of one memory cycle. */
     class Suspended(count: Int) {
+        // both made before the heap is read, as the other peers' arrays and lists are: bookkeeping, not task memory
         internal val continuations = arrayOfNulls<Continuation<Int>>(count)
-        internal var tasks: List<Deferred<Int>> = emptyList()
+        internal val tasks = ArrayList<Deferred<Int>>(count)
 
         /** Resumes every coroutine with 1 and returns the sum of their results. */
         fun release(): Long {

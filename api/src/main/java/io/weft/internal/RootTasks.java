@@ -62,17 +62,21 @@ public final class RootTasks {
         try {
             return root.await();
         } catch (Cancelled stopped) {
-            if (root.cancel()) {
-                Awaiting.joinUninterruptibly(root, current);
-                Throwable ownFailure = root.peekFailure(); // it failed as it unwound (a finally threw)
-                if (ownFailure != null && ownFailure != stopped) {
-                    stopped.addSuppressed(ownFailure); // nobody else holds the root: it must not vanish
-                    root.markObserved();
-                }
-            } else if (!root.isCancelRequested()
+            boolean cancelledIt = root.cancel();
+            Awaiting.joinUninterruptibly(root, current); // at once if it was done: cancel found it so
+            if (!cancelledIt
+                    && !root.isCancelRequested()
                     && stopped.getCause() instanceof RuntimeException own
                     && root.state() == Future.State.CANCELLED) {
                 throw own; // the body itself threw a cancellation: the same instance, as on the calling thread
+            }
+            // a failure of the root (one it unwound into, or one it ended with as the caller
+            // stopped waiting) rides on the caller's Cancelled: nobody else holds the root. A task
+            // caller that ends cancelled reports it no further (a cancelled task is no failure)
+            Throwable ownFailure = root.peekFailure();
+            if (ownFailure != null && ownFailure != stopped) {
+                stopped.addSuppressed(ownFailure);
+                root.markObserved();
             }
             throw stopped;
         }

@@ -29,7 +29,7 @@ import reactor.core.publisher.Flux;
  *   <li>{@code fiber}: each operator is a Weft producer task ({@link Reactive#produce}) that
  *       receives from its upstream through an {@link Inbox} (prefetch 256) and emits the result;
  *       the consumer is the root task's inbox. Four fibers on FiberIo, backpressure by suspension.
- *   <li>{@code reactor}: {@code Flux.range} with {@code publishOn(parallel(2), 256)} before each
+ *   <li>{@code reactor}: {@code Flux.range} on a worker of its own ({@code subscribeOn}) with {@code publishOn(parallel(2), 256)} before each
  *       operator and before the {@code reduce} that sums.
  *   <li>{@code jdk}: a {@link SubmissionPublisher} source and three {@code SubmissionPublisher}
  *       processors (buffer 256 each, asking upstream only for what they have room for) on a
@@ -170,6 +170,7 @@ public class PublisherThroughput extends PeerBenchmark {
 
     private long reactor() {
         Long sum = Flux.range(0, ITEMS)
+                .subscribeOn(peers.reactor) // a producer of its own: fused into publishOn, range is no hop
                 .publishOn(peers.reactor, BUFFER)
                 .map(PLUS_ONE::applyAsInt)
                 .publishOn(peers.reactor, BUFFER)

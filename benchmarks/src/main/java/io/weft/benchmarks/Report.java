@@ -112,7 +112,7 @@ public final class Report {
                         + "map(x * 2) with an asynchronous, backpressured hop (buffer 256) before each operator and one before the "
                         + "consumer that sums (four hops); "
                         + "items/s = 100,000 / score. fiber: each operator a `Reactive.produce` task receiving from an `Inbox` (prefetch "
-                        + "256), the consumer an Inbox in the root task; reactor: `Flux.range` with `publishOn(parallel(2), 256)` before each "
+                        + "256), the consumer an Inbox in the root task; reactor: `Flux.range` on a worker of its own (`subscribeOn`) with `publishOn(parallel(2), 256)` before each "
                         + "operator and the `reduce`; kotlin: `buffer(256)` before each operator and the `fold`; jdk: a SubmissionPublisher source and three SubmissionPublisher processors that request only what "
                         + "their buffer has room for (a processor calling the blocking `submit` in `onNext` deadlocks on a 2-thread pool).");
         WORKLOADS.put(

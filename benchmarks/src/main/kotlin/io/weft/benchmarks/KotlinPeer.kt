@@ -200,7 +200,7 @@ class KotlinPeer : AutoCloseable {
     // ---------------------------------------------------------------- memory
 
     /**
-     * Starts [count] coroutines that each suspend in `suspendCancellableCoroutine` after counting
+     * Starts one coroutine per slot of [suspended] that each suspend in `suspendCancellableCoroutine` after counting
      * down [arrived]; their continuations land in [suspended]. [release] resumes them all.
      */
     fun startSuspended(suspended: Suspended, arrived: CountDownLatch) {

@@ -464,14 +464,17 @@ public final class Scope implements AutoCloseable {
         } finally {
             // whatever threw above (no memory to record the failure or copy the siblings): the
             // owner is still stopped with the failure, and the child counted, else join waits for good
-            if (stopOwner) {
-                ownerStop.cancel(failure);
-            }
-            if (counted) {
-                pending.decrementAndGet();
-                Joiner waiting = joiner;
-                if (waiting != null) {
-                    waiting.io().ready(waiting.token());
+            try {
+                if (stopOwner) {
+                    ownerStop.cancel(failure); // its wake-up may itself throw (no memory)
+                }
+            } finally {
+                if (counted) {
+                    pending.decrementAndGet();
+                    Joiner waiting = joiner;
+                    if (waiting != null) {
+                        waiting.io().ready(waiting.token());
+                    }
                 }
             }
         }

@@ -112,33 +112,8 @@ class FiberBlockingTest {
     void aBodyQueuedAsAnIdleThreadLeavesStillGetsAThread() throws Exception {
         BlockingPool pool = new BlockingPool("test", 2, getClass().getClassLoader());
         try {
-            CountDownLatch bothIn = new CountDownLatch(2);
-            CountDownLatch out = new CountDownLatch(1);
-            List<Thread> warmUp = new ArrayList<>();
-            for (int i = 0; i < 2; i++) {
-                warmUp.add(Thread.ofPlatform()
-                        .daemon()
-                        .start(() -> pool.call(() -> {
-                            bothIn.countDown();
-                            out.await();
-                            return null;
-                        })));
-            }
-            bothIn.await();
-            out.countDown();
-            for (Thread t : warmUp) {
-                t.join();
-            }
-            assertEquals(2, pool.threads(), "two threads, both idle");
-            CountDownLatch aStarted = new CountDownLatch(1);
             CountDownLatch bRan = new CountDownLatch(1);
-            java.util.concurrent.FutureTask<String> a = new java.util.concurrent.FutureTask<>(() -> pool.call(() -> {
-                aStarted.countDown();
-                bRan.await(); // a body that waits for another body
-                return "a";
-            }));
-            Thread.ofPlatform().daemon().start(a);
-            aStarted.await();
+            java.util.concurrent.FutureTask<String> a = twoThreadsOneWaitingForB(pool, bRan);
             pool.beforeTimedPoll(() -> {
                 Thread.ofPlatform()
                         .daemon()
@@ -164,32 +139,8 @@ class FiberBlockingTest {
     void aBodyQueuedJustAfterAnIdleThreadLeftStillGetsAThread() throws Exception {
         BlockingPool pool = new BlockingPool("test", 2, getClass().getClassLoader());
         try {
-            CountDownLatch bothIn = new CountDownLatch(2);
-            CountDownLatch out = new CountDownLatch(1);
-            List<Thread> warmUp = new ArrayList<>();
-            for (int i = 0; i < 2; i++) {
-                warmUp.add(Thread.ofPlatform()
-                        .daemon()
-                        .start(() -> pool.call(() -> {
-                            bothIn.countDown();
-                            out.await();
-                            return null;
-                        })));
-            }
-            bothIn.await();
-            out.countDown();
-            for (Thread t : warmUp) {
-                t.join();
-            }
-            CountDownLatch aStarted = new CountDownLatch(1);
             CountDownLatch bRan = new CountDownLatch(1);
-            java.util.concurrent.FutureTask<String> a = new java.util.concurrent.FutureTask<>(() -> pool.call(() -> {
-                aStarted.countDown();
-                bRan.await(); // a body that waits for another body
-                return "a";
-            }));
-            Thread.ofPlatform().daemon().start(a);
-            aStarted.await();
+            java.util.concurrent.FutureTask<String> a = twoThreadsOneWaitingForB(pool, bRan);
             CountDownLatch inHandler = new CountDownLatch(1);
             CountDownLatch left = new CountDownLatch(1);
             pool.afterThreadLeft = () -> {
@@ -215,6 +166,41 @@ class FiberBlockingTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * Brings {@code pool} (at most 2 threads) to two threads, then starts body a on one of them,
+     * waiting for {@code bRan}; returns a's caller's future once a runs. The other thread is idle.
+     */
+    private static java.util.concurrent.FutureTask<String> twoThreadsOneWaitingForB(
+            BlockingPool pool, CountDownLatch bRan) throws InterruptedException {
+        CountDownLatch bothIn = new CountDownLatch(2);
+        CountDownLatch out = new CountDownLatch(1);
+        List<Thread> warmUp = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            warmUp.add(Thread.ofPlatform()
+                    .daemon()
+                    .start(() -> pool.call(() -> {
+                        bothIn.countDown();
+                        out.await();
+                        return null;
+                    })));
+        }
+        bothIn.await();
+        out.countDown();
+        for (Thread t : warmUp) {
+            t.join();
+        }
+        assertEquals(2, pool.threads(), "two threads, both idle");
+        CountDownLatch aStarted = new CountDownLatch(1);
+        java.util.concurrent.FutureTask<String> a = new java.util.concurrent.FutureTask<>(() -> pool.call(() -> {
+            aStarted.countDown();
+            bRan.await(); // a body that waits for another body
+            return "a";
+        }));
+        Thread.ofPlatform().daemon().start(a);
+        aStarted.await();
+        return a;
     }
 
     private static void awaitLatch(CountDownLatch latch) {

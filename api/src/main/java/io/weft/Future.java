@@ -67,8 +67,9 @@ public interface Future<T> {
      * Like {@link #await()}, but gives up after {@code timeout} on the installed Io's clock (on a
      * plain thread with nothing installed, the clock of the Io this future's task runs on, so no
      * default Io is needed; a future made by {@link #from}, {@link #completed} or
-     * {@link #failed} has no Io of its own and uses the installed or default one). Giving up does not cancel this future. A timed await ends by itself,
-     * so it is never reported as an await cycle, however long its timeout; a task awaiting its own
+     * {@link #failed} has no Io of its own and uses the installed or default one). Giving up does
+     * not cancel this future. A timed await ends by itself, so it is never reported as an await
+     * cycle, however long its timeout; a task awaiting its own
      * future this way simply times out (with a timeout too long to represent, it waits until it is
      * cancelled).
      *

@@ -124,8 +124,9 @@ public final class Scope implements AutoCloseable {
      *               the scope's outcome. join (when stopped) and close end it, so the owner's
      *               cancellation ends with the scope. The block form also ends it once its
      *               join returned normally: every child finished in time, and a deadline that
-     *               passes before close looks is not the block's (it was a spurious TimedOut). The owner's own cancel is separate: the
-     *               CancelScope tells the two apart (ownerCancelledOtherwise).
+     *               passes before close looks is not the block's (it was a spurious TimedOut).
+     *               The owner's own cancel is separate: the CancelScope tells the two apart
+     *               (ownerCancelledOtherwise).
      *   reported  - failures[0, reported) were thrown or added as suppressed (owner only changes it);
      *   seen      - failures[0, seen) were handed out by failures() (a supervisor does not report them).
      *

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -128,11 +129,13 @@ public class Futures extends PeerBenchmark {
      *       cancelled at its sleep and unwinds (race does not wait for it);
      *   <li>virtual threads: {@code invokeAny} on a virtual-thread-per-task executor, the loser in
      *       {@code Thread.sleep(1 h)}, cancelled by interrupt;
-     *   <li>CompletableFuture: {@code anyOf(supplyAsync(winner), loser)} then {@code
-     *       loser.cancel}, the loser a pending future with {@code completeOnTimeout(1 h)} (its
-     *       timer is removed on cancel), the races chained with {@code thenCompose};
-     *   <li>Reactor: {@code Mono.firstWithValue(winner.subscribeOn, Mono.delay(1 h))} in a
-     *       {@code concatMap}; the delay is disposed when the winner arrives.
+     *   <li>FJP and the thread pool: {@code invokeAny} on the pool from the benchmark thread, the
+     *       loser a pool task in {@code Thread.sleep(1 h)}, cancelled by interrupt (a loser that
+     *       has not started yet is cancelled before it starts). CompletableFuture has no race that
+     *       cancels a task: {@code anyOf} of a task and a pending future would race a timer;
+     *   <li>Reactor: {@code Mono.firstWithValue(winner.subscribeOn, loser.subscribeOn)} in a
+     *       {@code concatMap}, the loser a {@code Mono.delay(1 h)} subscribed on a worker (a task
+     *       that arms a timer), cancelled when the winner arrives.
      * </ul>
      * BlockingIo (virtual clock): the loser's sleep ends at once on the virtual clock, both are
      * done and the first argument wins; a floor of the race machinery.
@@ -159,37 +162,25 @@ public class Futures extends PeerBenchmark {
                     long total = 0;
                     for (int i = 0; i < RACES; i++) {
                         int index = i;
-                        Callable<Integer> winner = () -> index;
-                        Callable<Integer> loser = () -> {
-                            Thread.sleep(LOSER_DELAY);
-                            return -1;
-                        };
-                        total += virtualThreads.invokeAny(List.of(winner, loser));
+                        total += invokeAny(virtualThreads, () -> index);
                     }
                     return total;
                 }));
             case "fjp", "tpe" -> {
-                Executor executor = peers.executor();
-                CompletableFuture<Long> total = CompletableFuture.completedFuture(0L);
+                long total = 0;
                 for (int i = 0; i < RACES; i++) {
                     int index = i;
-                    total = total.thenCompose(sofar -> {
-                        CompletableFuture<Integer> winner = CompletableFuture.supplyAsync(() -> index, executor);
-                        CompletableFuture<Integer> loser = new CompletableFuture<Integer>()
-                                .completeOnTimeout(-1, LOSER_DELAY.toMillis(), TimeUnit.MILLISECONDS);
-                        return CompletableFuture.anyOf(winner, loser).thenApply(first -> {
-                            loser.cancel(false);
-                            return sofar + (Integer) first;
-                        });
-                    });
+                    total += invokeAny(peers.pool(), () -> index);
                 }
-                yield total.join();
+                yield total;
             }
             case "reactor" ->
                 Flux.range(0, RACES)
                         .concatMap(index -> Mono.firstWithValue(
                                 Mono.fromCallable(() -> index).subscribeOn(peers.reactor),
-                                Mono.delay(LOSER_DELAY, peers.reactor).map(tick -> -1)))
+                                Mono.delay(LOSER_DELAY, peers.reactor)
+                                        .map(tick -> -1)
+                                        .subscribeOn(peers.reactor)))
                         .reduce(0L, (total, value) -> total + value)
                         .block();
             case "kotlin" -> peers.kotlin.race();
@@ -200,6 +191,28 @@ public class Futures extends PeerBenchmark {
 
     private static Integer sleepingLoser() {
         Io.sleep(LOSER_DELAY);
+        return -1;
+    }
+
+    /**
+     * The JDK's race on {@code executor}: {@code invokeAny} of {@code winner} and a task that
+     * sleeps an hour unless interrupted, which invokeAny does to the loser once the winner is in.
+     */
+    private static int invokeAny(ExecutorService executor, Callable<Integer> winner) {
+        Callable<Integer> loser = Futures::sleepingThreadLoser;
+        try {
+            return executor.invokeAny(List.of(winner, loser));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** A race's loser on a thread: sleeps an hour unless interrupted first. */
+    private static Integer sleepingThreadLoser() throws InterruptedException {
+        Thread.sleep(LOSER_DELAY);
         return -1;
     }
 

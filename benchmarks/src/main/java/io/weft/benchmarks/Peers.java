@@ -82,13 +82,18 @@ final class Peers implements AutoCloseable {
 
     /** The executor behind the CompletableFuture peers ({@code fjp}, {@code tpe}). */
     Executor executor() {
+        return pool();
+    }
+
+    /** The pool of the thread-pool peers ({@code fjp}, {@code tpe}). */
+    ExecutorService pool() {
         if (fjp != null) {
             return fjp;
         }
         if (tpe != null) {
             return tpe;
         }
-        throw new IllegalStateException(peer + " has no executor");
+        throw new IllegalStateException(peer + " has no pool");
     }
 
     /** Runs {@code root} as a Weft task on the fiber or blocking Io and waits for its value. */

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.openjdk.jmh.util.ListStatistics;
 
 /**
@@ -29,13 +30,17 @@ public final class Report {
     private static final List<String> PEERS =
             List.of("fiber", "vthread", "fjp", "tpe", "threads", "kotlin", "reactor", "jdk", "floor", "blocking");
     /** The summary's ratio columns: the peers users choose between, then the floor. */
-    private static final List<String> SUMMARY_PEERS = List.of("vthread", "fjp", "kotlin", "reactor", "floor");
+    private static final List<String> SUMMARY_PEERS =
+            List.of("vthread", "fjp", "tpe", "threads", "kotlin", "reactor", "jdk", "floor");
 
     private static final Map<String, String> SUMMARY_NAMES = Map.of(
             "vthread", "vs JDK virtual threads",
             "fjp", "vs FJP / CompletableFuture",
+            "tpe", "vs thread pool",
+            "threads", "vs platform threads",
             "kotlin", "vs kotlinx.coroutines",
             "reactor", "vs Reactor",
+            "jdk", "vs JDK SubmissionPublisher",
             "floor", "vs the floor");
     /** A score whose error exceeds this fraction of it is inconclusive: no ratio is quoted for it. */
     static final double INCONCLUSIVE_ERROR = 0.25;
@@ -361,9 +366,9 @@ public final class Report {
                 .append(integer(first.get("measurementIterations")))
                 .append(" × ")
                 .append(first.get("measurementTime"))
-                .append(" measurement, ")
-                .append(first.get("mode"))
-                .append(" mode |\n");
+                .append(" measurement, mode ")
+                .append(modes(runs))
+                .append(" |\n");
         out.append("| JVM flags | `")
                 .append(String.join(" ", strings(first.get("jvmArgs"))))
                 .append("` |\n");
@@ -580,6 +585,38 @@ public final class Report {
             }
         }
         return out.append('\n').toString();
+    }
+
+    /**
+     * The JMH modes of {@code runs}, each with the benchmarks that ran in it when there is more
+     * than one (say "avgt; thrpt: EchoServer.echo").
+     */
+    static String modes(List<?> runs) {
+        Map<String, List<String>> byMode = new TreeMap<>();
+        for (Object run : runs) {
+            Map<?, ?> result = (Map<?, ?>) run;
+            String benchmark = (String) result.get("benchmark");
+            String workload = benchmark.substring(benchmark.lastIndexOf('.', benchmark.lastIndexOf('.') - 1) + 1);
+            List<String> workloads = byMode.computeIfAbsent((String) result.get("mode"), key -> new ArrayList<>());
+            if (!workloads.contains(workload)) {
+                workloads.add(workload);
+            }
+        }
+        if (byMode.size() == 1) {
+            return byMode.keySet().iterator().next();
+        }
+        // The mode most benchmarks ran in is named alone; the others list their benchmarks.
+        String most = byMode.entrySet().stream()
+                .max((a, b) -> Integer.compare(a.getValue().size(), b.getValue().size()))
+                .orElseThrow()
+                .getKey();
+        StringBuilder out = new StringBuilder(most);
+        byMode.forEach((mode, workloads) -> {
+            if (!mode.equals(most)) {
+                out.append("; ").append(mode).append(": ").append(String.join(", ", workloads));
+            }
+        });
+        return out.toString();
     }
 
     /**

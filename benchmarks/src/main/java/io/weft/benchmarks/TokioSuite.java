@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.FutureTask;
@@ -203,7 +204,8 @@ public class TokioSuite extends PeerBenchmark {
     // ---------------------------------------------------------------- yield_many
 
     /**
-     * 200 tasks that each yield 1,000 times. Fibers and virtual threads call
+     * 200 tasks that each yield 1,000 times, every peer starting them from the benchmark thread
+     * and waiting for them there (kotlinx: {@code scope.async}). Fibers and virtual threads call
      * {@code Thread.yield()}; FJP and the thread pool "yield" by resubmitting the task to the back
      * of a shared queue (FJP: {@code externalSubmit}, since a fork would go to the worker's LIFO
      * end and run again at once).
@@ -215,18 +217,15 @@ public class TokioSuite extends PeerBenchmark {
     public long yieldMany(CoreState cores) {
         long sum = 0;
         switch (peer) {
-            case "fiber" ->
-                sum = peers.weft.call(() -> {
-                    List<Future<Integer>> tasks = new ArrayList<>(YIELD_TASKS);
-                    for (int i = 0; i < YIELD_TASKS; i++) {
-                        tasks.add(Io.async(TokioSuite::yieldRepeatedly));
-                    }
-                    long total = 0;
-                    for (Future<Integer> task : tasks) {
-                        total += task.await();
-                    }
-                    return total;
-                });
+            case "fiber" -> {
+                List<Future<Integer>> tasks = new ArrayList<>(YIELD_TASKS);
+                for (int i = 0; i < YIELD_TASKS; i++) {
+                    tasks.add(peers.fiber.spawn(TokioSuite::yieldRepeatedly));
+                }
+                for (Future<Integer> task : tasks) {
+                    sum += task.await();
+                }
+            }
             case "vthread", "floor" -> {
                 List<FutureTask<Integer>> tasks = new ArrayList<>(YIELD_TASKS);
                 for (int i = 0; i < YIELD_TASKS; i++) {
@@ -297,10 +296,13 @@ public class TokioSuite extends PeerBenchmark {
     // ---------------------------------------------------------------- ping_pong
 
     /**
-     * Two tasks pass a turn back and forth 1,000 times (1,000 round trips). Fibers hand off with
-     * Weft's own primitive, a {@link ParkToken} readied through {@link Io#ready} and parked on with
-     * {@link Io#suspendRaw}; virtual threads with {@code LockSupport.park/unpark}; FJP and the
-     * thread pool by submitting the partner's step (continuation passing: their form of a handoff).
+     * Two tasks pass a turn back and forth 1,000 times (1,000 round trips), each parking until its
+     * turn comes. Fibers hand off with Weft's own primitive, a {@link ParkToken} readied through
+     * {@link Io#ready} and parked on with {@link Io#suspendRaw}; virtual threads with {@code
+     * LockSupport.park/unpark}; FJP and the thread pool run the same two parking players as two
+     * submitted tasks, each holding one of the two workers (a parked pool task parks its worker:
+     * that is what a thread pool offers). A chain of submitted steps instead would be no handoff
+     * at all on FJP: a step submitted from a worker runs next on that same worker.
      *
      * @param cores the cores' state, read before each iteration ({@link CoreState})
      * @return the number of round trips
@@ -329,7 +331,14 @@ public class TokioSuite extends PeerBenchmark {
                 yield (turns.played[0] + (long) turns.played[1]) / 2;
             }
             case "kotlin" -> peers.kotlin.pingPong();
-            case "fjp", "tpe" -> new Relay(peers.executor()).play().join();
+            case "fjp", "tpe" -> {
+                PoolTurns turns = new PoolTurns();
+                java.util.concurrent.Future<?> ping = peers.pool().submit(() -> turns.join(0));
+                java.util.concurrent.Future<?> pong = peers.pool().submit(() -> turns.join(1));
+                Peers.get(ping);
+                Peers.get(pong);
+                yield (turns.played[0] + (long) turns.played[1]) / 2;
+            }
             default -> throw new IllegalStateException(peer);
         };
         return Peers.check(rounds, PING_PONG_ROUNDS);
@@ -368,7 +377,7 @@ public class TokioSuite extends PeerBenchmark {
     }
 
     /** Two threads taking turns with {@code LockSupport}; also the platform-thread floor's loop. */
-    static final class ThreadTurns {
+    static class ThreadTurns {
         /** Whose turn it is (0 or 1). Written by the player whose turn ends, read by both. */
         volatile int turn;
 
@@ -392,32 +401,19 @@ public class TokioSuite extends PeerBenchmark {
         }
     }
 
-    /** Ping and pong as two steps that submit each other: the executors' handoff. */
-    static final class Relay {
-        private final Executor executor;
-        private final CompletableFuture<Long> done = new CompletableFuture<>();
-        private int rounds;
-        private final Runnable pong;
-        private final Runnable ping;
+    /**
+     * The two players as pool tasks: each names its own thread, waits until the other has too (the
+     * latch publishes both names), then plays {@link ThreadTurns}' loop on its worker.
+     */
+    static final class PoolTurns extends ThreadTurns {
+        private final CountDownLatch seated = new CountDownLatch(2);
 
-        Relay(Executor executor) {
-            this.executor = executor;
-            this.ping = this::ping;
-            this.pong = () -> executor.execute(ping);
-        }
-
-        CompletableFuture<Long> play() {
-            executor.execute(ping);
-            return done;
-        }
-
-        private void ping() {
-            if (rounds == PING_PONG_ROUNDS) {
-                done.complete((long) rounds);
-                return;
-            }
-            rounds++;
-            executor.execute(pong);
+        Void join(int me) throws InterruptedException {
+            players[me] = Thread.currentThread();
+            seated.countDown();
+            seated.await();
+            play(me);
+            return null;
         }
     }
 

@@ -54,10 +54,13 @@ class KotlinPeer : AutoCloseable {
         return runBlocking { tasks.sumOf { it.await().toLong() } }
     }
 
-    /** yield_many: [TokioSuite.YIELD_TASKS] coroutines each calling `yield()` [TokioSuite.YIELDS] times. */
-    fun yieldMany(): Long = runBlocking(Dispatchers.Default) {
-        List(TokioSuite.YIELD_TASKS) {
-            async {
+    /**
+     * yield_many: [TokioSuite.YIELD_TASKS] coroutines each calling `yield()` [TokioSuite.YIELDS] times,
+     * started with `scope.async` from this plain thread (as every peer starts them) and awaited here.
+     */
+    fun yieldMany(): Long {
+        val tasks = List(TokioSuite.YIELD_TASKS) {
+            scope.async {
                 var yields = 0
                 repeat(TokioSuite.YIELDS) {
                     yield()
@@ -65,7 +68,8 @@ class KotlinPeer : AutoCloseable {
                 }
                 yields
             }
-        }.sumOf { it.await().toLong() }
+        }
+        return runBlocking { tasks.sumOf { it.await().toLong() } }
     }
 
     /** ping_pong: two coroutines pass a turn [TokioSuite.PING_PONG_ROUNDS] times by suspend/resume. */

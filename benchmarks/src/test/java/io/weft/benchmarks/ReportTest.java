@@ -114,6 +114,46 @@ class ReportTest {
         assertFalse(markdown.contains("Summary by the cores' state"), markdown);
     }
 
+    /** The header names each mode the run measured in, not the first result's alone. */
+    @Test
+    void theHeaderNamesEveryModeAndTheBenchmarksOfTheLessCommonOnes() {
+        List<?> runs = parse(json(List.of(
+                resultWithoutReadings(),
+                resultWithoutReadings().replace("spawnManyLocal", "yieldMany"),
+                resultWithoutReadings()
+                        .replace("TokioSuite.spawnManyLocal", "EchoServer.echo")
+                        .replace("\"avgt\"", "\"thrpt\""))));
+
+        assertEquals("avgt; thrpt: EchoServer.echo", Report.modes(runs));
+        assertEquals("avgt", Report.modes(parse(json(List.of(resultWithoutReadings())))));
+    }
+
+    /** The summary has a ratio column for every peer some workload compares FiberIo with. */
+    @Test
+    void theSummaryHasAColumnForTheThreadPoolAndTheJdkPublisher() throws IOException {
+        String markdown = Report.render(
+                parse(json(
+                        List.of(resultWithoutReadings(), resultWithoutReadings().replace("\"fiber\"", "\"tpe\"")))),
+                "test",
+                null);
+        int start = markdown.indexOf("## Summary");
+        String summary = markdown.substring(start, markdown.indexOf("\n## ", start));
+        String header = summary.lines()
+                .filter(line -> line.startsWith("| workload"))
+                .findFirst()
+                .orElseThrow();
+        assertTrue(header.contains("vs thread pool") && header.contains("vs JDK SubmissionPublisher"), header);
+        String row = summary.lines()
+                .filter(line -> line.startsWith("| TokioSuite.spawnManyLocal"))
+                .findFirst()
+                .orElseThrow();
+        assertEquals(
+                header.chars().filter(c -> c == '|').count(),
+                row.chars().filter(c -> c == '|').count(),
+                row);
+        assertTrue(row.contains("| – | – | – | 1.00× |"), "B/op, vthread, fjp, then tpe's ratio: " + row);
+    }
+
     private static List<Iteration> times(int n, Iteration iteration) {
         return Collections.nCopies(n, iteration);
     }

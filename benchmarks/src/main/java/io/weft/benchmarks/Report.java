@@ -83,15 +83,15 @@ public final class Report {
         WORKLOADS.put(
                 "SpawnManyRemoteBusy.spawnManyRemoteBusy",
                 "spawn_many_remote_busy: as remote_idle, while 2 spinner tasks keep both workers busy for the whole trial "
-                        + "(5 µs of spinning, then a yield: Thread.yield on fibers, resubmission on tpe, running one pending submission "
-                        + "on fjp). Virtual threads are not run: with yield-looping virtual threads on both carriers, the JDK default "
+                        + "(5 µs of spinning, then a yield: Thread.yield on fibers, resubmission on tpe, running every pending submission "
+                        + "in place on fjp). Virtual threads are not run: with yield-looping virtual threads on both carriers, the JDK default "
                         + "scheduler never ran the remote spawns (see SpawnManyRemoteBusy's Javadoc).");
         WORKLOADS.put(
                 "TokioSuite.yieldMany",
-                "yield_many: 200 tasks × 1,000 yields (Thread.yield on fibers and virtual threads; resubmission to the back of a shared queue on fjp/tpe).");
+                "yield_many: 200 tasks × 1,000 yields, spawned from the benchmark thread (Thread.yield on fibers and virtual threads; yield() on kotlinx; resubmission to the back of a shared queue on fjp/tpe).");
         WORKLOADS.put(
                 "TokioSuite.pingPong",
-                "ping_pong: two tasks pass a turn 1,000 round trips (fiber: ParkToken + Io.ready/suspendRaw; vthread: LockSupport park/unpark; fjp/tpe: each step submits the other).");
+                "ping_pong: two tasks pass a turn 1,000 round trips (fiber: ParkToken + Io.ready/suspendRaw; vthread: LockSupport park/unpark; fjp/tpe: two pool tasks, each parking its worker with LockSupport).");
         WORKLOADS.put(
                 "TokioSuite.chainedSpawn",
                 "chained_spawn: 1,000 tasks, each spawns the next and ends; the last completes a future.");
@@ -100,7 +100,7 @@ public final class Report {
                 "chain of 100 awaits: each task awaits the previous one's value (CompletableFuture: thenApplyAsync; Reactor: publishOn + map).");
         WORKLOADS.put(
                 "Futures.race",
-                "race with loser cancellation, 100 in a row: a task returning at once vs one that would take 1 h, loser cancelled (Io.race; invokeAny; anyOf + cancel; Mono.firstWithValue).");
+                "race with loser cancellation, 100 in a row: a task returning at once vs one that would take 1 h, loser cancelled (Io.race; invokeAny on virtual threads, fjp and tpe; select + cancel on kotlinx; Mono.firstWithValue of two subscribeOn monos).");
         for (String shape : new String[] {"1x1", "2x2"}) {
             for (int capacity : new int[] {1, 16, 1024}) {
                 WORKLOADS.put(

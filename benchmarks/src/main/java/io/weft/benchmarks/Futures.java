@@ -129,10 +129,11 @@ public class Futures extends PeerBenchmark {
      *       cancelled at its sleep and unwinds (race does not wait for it);
      *   <li>virtual threads: {@code invokeAny} on a virtual-thread-per-task executor, the loser in
      *       {@code Thread.sleep(1 h)}, cancelled by interrupt;
-     *   <li>FJP and the thread pool: {@code invokeAny} on the pool from the benchmark thread, the
-     *       loser a pool task in {@code Thread.sleep(1 h)}, cancelled by interrupt (a loser that
-     *       has not started yet is cancelled before it starts). CompletableFuture has no race that
-     *       cancels a task: {@code anyOf} of a task and a pending future would race a timer;
+     *   <li>CompletableFuture (on FJP or the thread pool): {@code anyOf(supplyAsync(winner),
+     *       loser)}, the loser completed by a pool task in {@code Thread.sleep(1 h)}; once the
+     *       winner is in, that task is cancelled with {@code cancel(true)} (interrupted, or never
+     *       started); the races chained with {@code thenCompose}, composed from the benchmark
+     *       thread, which waits once at the end;
      *   <li>Reactor: {@code Mono.firstWithValue(winner.subscribeOn, loser.subscribeOn)} in a
      *       {@code concatMap}, the loser a {@code Mono.delay(1 h)} subscribed on a worker (a task
      *       that arms a timer), cancelled when the winner arrives.
@@ -167,12 +168,22 @@ public class Futures extends PeerBenchmark {
                     return total;
                 }));
             case "fjp", "tpe" -> {
-                long total = 0;
+                ExecutorService pool = peers.pool();
+                CompletableFuture<Long> total = CompletableFuture.completedFuture(0L);
                 for (int i = 0; i < RACES; i++) {
                     int index = i;
-                    total += invokeAny(peers.pool(), () -> index);
+                    total = total.thenCompose(sofar -> {
+                        CompletableFuture<Integer> winner = CompletableFuture.supplyAsync(() -> index, pool);
+                        CompletableFuture<Integer> loser = new CompletableFuture<>();
+                        java.util.concurrent.Future<?> sleeping =
+                                pool.submit(() -> loser.complete(sleepingThreadLoser()));
+                        return CompletableFuture.anyOf(winner, loser).thenApply(first -> {
+                            sleeping.cancel(true); // interrupts the loser's sleep, or it never starts
+                            return sofar + (Integer) first;
+                        });
+                    });
                 }
-                yield total;
+                yield total.join();
             }
             case "reactor" ->
                 Flux.range(0, RACES)
@@ -195,8 +206,9 @@ public class Futures extends PeerBenchmark {
     }
 
     /**
-     * The JDK's race on {@code executor}: {@code invokeAny} of {@code winner} and a task that
-     * sleeps an hour unless interrupted, which invokeAny does to the loser once the winner is in.
+     * The JDK's race on {@code executor} (a thread per task): {@code invokeAny} of {@code winner}
+     * and a task that sleeps an hour unless interrupted, which invokeAny does to the loser once the
+     * winner is in.
      */
     private static int invokeAny(ExecutorService executor, Callable<Integer> winner) {
         Callable<Integer> loser = Futures::sleepingThreadLoser;

@@ -91,7 +91,7 @@ public final class Report {
                 "yield_many: 200 tasks × 1,000 yields, spawned from the benchmark thread (Thread.yield on fibers and virtual threads; yield() on kotlinx; resubmission to the back of a shared queue on fjp/tpe).");
         WORKLOADS.put(
                 "TokioSuite.pingPong",
-                "ping_pong: two tasks pass a turn 1,000 round trips (fiber: ParkToken + Io.ready/suspendRaw; vthread: LockSupport park/unpark; fjp/tpe: two pool tasks, each parking its worker with LockSupport).");
+                "ping_pong: two tasks, started from the benchmark thread, pass a turn 1,000 round trips (fiber: ParkToken + Io.ready/suspendRaw; vthread: LockSupport park/unpark; fjp/tpe: two pool tasks, each parking its worker with LockSupport).");
         WORKLOADS.put(
                 "TokioSuite.chainedSpawn",
                 "chained_spawn: 1,000 tasks, each spawns the next and ends; the last completes a future.");
@@ -100,7 +100,7 @@ public final class Report {
                 "chain of 100 awaits: each task awaits the previous one's value (CompletableFuture: thenApplyAsync; Reactor: publishOn + map).");
         WORKLOADS.put(
                 "Futures.race",
-                "race with loser cancellation, 100 in a row: a task returning at once vs one that would take 1 h, loser cancelled (Io.race; invokeAny on virtual threads, fjp and tpe; select + cancel on kotlinx; Mono.firstWithValue of two subscribeOn monos).");
+                "race with loser cancellation, 100 in a row: a task returning at once vs one that would take 1 h, loser cancelled (Io.race; invokeAny on virtual threads; anyOf + cancel(true) of a sleeping pool task on fjp/tpe; select + cancel on kotlinx; Mono.firstWithValue of two subscribeOn monos).");
         for (String shape : new String[] {"1x1", "2x2"}) {
             for (int capacity : new int[] {1, 16, 1024}) {
                 WORKLOADS.put(

@@ -122,8 +122,9 @@ public class SpawnManyRemoteBusy extends PeerBenchmark {
     }
 
     /**
-     * A busy task on FJP: spins a slice, then yields the FJP way, by running the pending
-     * submissions in place until none is left. It helps only once both spinners run, so that
+     * A busy task on FJP: spins a slice, then yields the FJP way, by running in place the
+     * submissions pending when it yields (those that arrive meanwhile wait for its next yield,
+     * as behind the thread pool's FIFO resubmission). It helps only once both spinners run, so that
      * neither runs the other. (Helping one submission per slice would cap FJP at one task per
      * 5 µs slice per spinner, a floor of 25 ms that FJP itself does not have.)
      */
@@ -141,7 +142,12 @@ public class SpawnManyRemoteBusy extends PeerBenchmark {
             while (bench.spinning) {
                 spin();
                 if (bench.fjpSpinnersRunning.get() == SPINNERS) {
-                    for (ForkJoinTask<?> other = pollSubmission(); other != null; other = pollSubmission()) {
+                    // the submissions pending now, not those that arrive while it helps
+                    for (int pending = getPool().getQueuedSubmissionCount(); pending > 0; pending--) {
+                        ForkJoinTask<?> other = pollSubmission();
+                        if (other == null) {
+                            break;
+                        }
                         other.invoke();
                     }
                 }

@@ -297,7 +297,7 @@ public class TokioSuite extends PeerBenchmark {
 
     /**
      * Two tasks pass a turn back and forth 1,000 times (1,000 round trips), each parking until its
-     * turn comes. Fibers hand off with Weft's own primitive, a {@link ParkToken} readied through
+     * turn comes; every peer starts both from the benchmark thread and waits for them there. Fibers hand off with Weft's own primitive, a {@link ParkToken} readied through
      * {@link Io#ready} and parked on with {@link Io#suspendRaw}; virtual threads with {@code
      * LockSupport.park/unpark}; FJP and the thread pool run the same two parking players as two
      * submitted tasks, each holding one of the two workers (a parked pool task parks its worker:
@@ -310,14 +310,12 @@ public class TokioSuite extends PeerBenchmark {
     @Benchmark
     public long pingPong(CoreState cores) {
         long rounds = switch (peer) {
-            case "fiber" ->
-                peers.weft.call(() -> {
-                            TokenTurns turns = new TokenTurns();
-                            Future<Integer> ping = Io.async(() -> turns.play(0));
-                            Future<Integer> pong = Io.async(() -> turns.play(1));
-                            return ping.await() + (long) pong.await();
-                        })
-                        / 2;
+            case "fiber" -> {
+                TokenTurns turns = new TokenTurns();
+                Future<Integer> ping = peers.fiber.spawn(() -> turns.play(0));
+                Future<Integer> pong = peers.fiber.spawn(() -> turns.play(1));
+                yield (ping.await() + (long) pong.await()) / 2;
+            }
             case "vthread", "floor" -> {
                 ThreadTurns turns = new ThreadTurns();
                 Thread ping = peers.unstartedThread(() -> turns.play(0));

@@ -72,12 +72,15 @@ class KotlinPeer : AutoCloseable {
         return runBlocking { tasks.sumOf { it.await().toLong() } }
     }
 
-    /** ping_pong: two coroutines pass a turn [TokioSuite.PING_PONG_ROUNDS] times by suspend/resume. */
-    fun pingPong(): Long = runBlocking(Dispatchers.Default) {
+    /**
+     * ping_pong: two coroutines pass a turn [TokioSuite.PING_PONG_ROUNDS] times by suspend/resume,
+     * started with `scope.async` from this plain thread (as every peer starts them) and awaited here.
+     */
+    fun pingPong(): Long {
         val turns = ContinuationTurns()
-        val ping = async { turns.play(0) }
-        val pong = async { turns.play(1) }
-        (ping.await() + pong.await().toLong()) / 2
+        val ping = scope.async { turns.play(0) }
+        val pong = scope.async { turns.play(1) }
+        return runBlocking { (ping.await() + pong.await().toLong()) / 2 }
     }
 
     /** chained_spawn: each coroutine launches the next and ends; the last completes [done]. */

@@ -810,6 +810,40 @@ class TasksBeforeThreadsTest {
     }
 
     /**
+     * A yield lets external submissions in: the only worker, whose only task yields in a loop,
+     * looks at the Injector at the pick after each yield, not only every injector interval (up to
+     * 255 tasks once the interval has adapted to short tasks). So a task spawned from a plain
+     * thread runs within two yields of its spawn: the yield under way may have looked already, the
+     * next one finds it. Each round counts the yields from after the spawn returned until the task
+     * ran, which is never more than from the push itself.
+     */
+    @Test
+    void aTaskSpawnedFromAPlainThreadRunsWithinTwoYieldsOfAYieldLoopingTask() {
+        try (FiberIo io = // no spare worker: the only worker takes the probe
+                FiberIo.builder().workers(1).stallThreshold(Duration.ZERO).build()) {
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicInteger yields = new AtomicInteger();
+            Future<Integer> yielder = io.spawn(() -> {
+                while (!stop.get()) {
+                    Io.yield();
+                    yields.incrementAndGet();
+                }
+                return yields.get();
+            });
+            await().until(() -> yields.get() > 10_000); // past several maintenances: the interval has adapted
+            int worst = 0;
+            for (int round = 0; round < 50; round++) {
+                Future<Integer> probe = io.spawn(yields::get);
+                int afterSpawn = yields.get();
+                worst = Math.max(worst, probe.await() - afterSpawn);
+            }
+            stop.set(true);
+            yielder.await();
+            assertTrue(worst <= 2, "a task from a plain thread waited " + worst + " yields of the only task");
+        }
+    }
+
+    /**
      * On a one-worker {@code io}, starts a task that spawns {@code count} tasks running {@code body}
      * (queued behind it) and then spins until {@code release}: it holds the only worker, and having
      * no suspend point it ignores a cancel. Returns the queued tasks once it spins.

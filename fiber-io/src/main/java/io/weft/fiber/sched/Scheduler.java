@@ -88,7 +88,8 @@ public final class Scheduler implements Executor {
      *     carrier is that worker, and the task goes to its LIFO slot (hot in cache, runs next);
      *   - one of our worker threads itself, with no fiber mounted: the JDK re-submitting a fiber
      *     that yielded (Thread.yield) or whose park raced an unpark, or a timer fired by the
-     *     worker. DESIGN §5: "a yielding task goes to the back, not the slot": the local queue;
+     *     worker. DESIGN §5: "a yielding task goes to the back, not the slot": the local queue,
+     *     and the worker's next pick looks at the Injector first (Worker, "Finding work", 0);
      *   - any other thread (main, a timer of another runtime, a plain thread readying a token):
      *     the Injector.
      * After a push, a parked worker is woken if nobody is searching (IdleWorkers).
@@ -518,6 +519,7 @@ public final class Scheduler implements Executor {
                 return;
             }
             pushBackWakeUp(worker, task);
+            worker.lookAtInjectorNext(); // a yield lets external submissions in too
         } else if (current.isVirtual()
                 && Carriers.currentCarrier() instanceof WorkerThread carrier
                 && carrier.worker.isOf(this)

@@ -61,9 +61,14 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      *                        read per entry, one CAS per sweep
      *
      * Finding work, in order (DESIGN §5):
-     *   0. every `injectorInterval` tasks, a fair-share batch from the Injector first (fairness
-     *      for external submissions, however busy the local queues are: one task per interval
-     *      starved them behind yield-looping fibers, measured in SpawnManyRemoteBusy);
+     *   0. every `injectorInterval` tasks, and at the pick after a fiber yielded here, a
+     *      fair-share batch from the Injector first (fairness for external submissions, however
+     *      busy the local queues are: one task per interval starved them behind yield-looping
+     *      fibers, measured in SpawnManyRemoteBusy). A yield is a fiber stepping aside for the
+     *      others; external submissions are others too, so it lets them in as it lets the local
+     *      queue run. Without that look, a worker whose fibers all yield in a loop took one batch
+     *      per interval (see "Why 200 us" below). Its cost on a yield is a plain store, and at the
+     *      next pick two acquire loads when the Injector is empty;
      *   1. the LIFO slot, at most MAX_LIFO_POLLS in a row (a fiber waking a fiber waking ... must
      *      not starve the queue): "per tick" in DESIGN §5 means consecutive polls here;
      *   2. the local RunQueue;
@@ -105,9 +110,10 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      * the Injector check interval from the EWMA of the time per task over the batch (target 200 us
      * between Injector checks, clamped to 8..255 tasks). Timing a batch, not each task, keeps
      * System.nanoTime off the per-task path.
-     * Why 200 us and not DESIGN §5's 1 ms: while every worker is busy, the Injector drains at one
-     * fair-share batch (at most 64) per worker per interval, so the target caps how fast external
-     * submissions run at all: 64 per ms per worker with 1 ms. SpawnManyRemoteBusy (10,000 spawns
+     * Why 200 us and not DESIGN §5's 1 ms: while every worker is busy with tasks that do not
+     * yield, the Injector drains at one fair-share batch (at most 64) per worker per interval, so
+     * the target caps how fast external submissions run at all: 64 per ms per worker with 1 ms
+     * (busy tasks that yield let a batch in at each yield: step 0). SpawnManyRemoteBusy (10,000 spawns
      * from a plain thread, both workers running 5 us slices that yield) took 80.9 ms/op at 1 ms,
      * twice FJP's 38.9 (BENCHMARKS.md quick run, 2026-11-27), and 16.4 ms/op +- 1% at 200 us (3
      * forks, two runs). The target matters only for tasks longer than target / 255 (0.8 us now):
@@ -500,6 +506,16 @@ final class Worker implements Runnable, RunQueue.Sweeper {
     /** Puts a task at the back of the local queue (a yield, or a timer fired by this worker). */
     void pushBack(Runnable task) {
         queue.push(task, scheduler.injector);
+    }
+
+    /**
+     * Makes this worker's next pick look at the Injector first ("Finding work", step 0). Called on
+     * this worker's thread, with no fiber mounted, once it queued a fiber the JDK re-submitted
+     * there: one that yielded (or whose park raced its unpark, or that a timer this loop fired
+     * readied; timers a runner fires reach the queue without this call, which is harmless).
+     */
+    void lookAtInjectorNext() {
+        checkInjectorFirst = true;
     }
 
     @Override

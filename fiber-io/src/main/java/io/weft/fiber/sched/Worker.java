@@ -67,8 +67,10 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      *      fibers, measured in SpawnManyRemoteBusy). A yield is a fiber stepping aside for the
      *      others; external submissions are others too, so it lets them in as it lets the local
      *      queue run. Without that look, a worker whose fibers all yield in a loop took one batch
-     *      per interval (see "Why 200 us" below). Its cost on a yield is a plain store, and at the
-     *      next pick two acquire loads when the Injector is empty;
+     *      per interval (see "Why 200 us" below): SpawnManyRemoteBusy 12.1 -> 3.3 ms/op (JMH, 3
+     *      forks, two rounds; docs/ARCHITECTURE.md, "A yield looks at the Injector"). Its cost on
+     *      a yield is a plain store, and at the next pick two acquire loads when the Injector is
+     *      empty;
      *   1. the LIFO slot, at most MAX_LIFO_POLLS in a row (a fiber waking a fiber waking ... must
      *      not starve the queue): "per tick" in DESIGN §5 means consecutive polls here;
      *   2. the local RunQueue;

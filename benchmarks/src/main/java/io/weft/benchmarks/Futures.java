@@ -11,6 +11,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -132,8 +134,9 @@ public class Futures extends PeerBenchmark {
      *   <li>CompletableFuture (on FJP or the thread pool): {@code anyOf(supplyAsync(winner),
      *       loser)}, the loser completed by a pool task in {@code Thread.sleep(1 h)}; once the
      *       winner is in, that task is cancelled with {@code cancel(true)} (interrupted, or never
-     *       started); the races chained with {@code thenCompose}, composed from the benchmark
-     *       thread, which waits once at the end;
+     *       started); the races chained with {@code thenCompose} from the benchmark thread, which
+     *       waits once at the end (each race after the first is started where the previous
+     *       winner completed, on a pool worker);
      *   <li>Reactor: {@code Mono.firstWithValue(winner.subscribeOn, loser.subscribeOn)} in a
      *       {@code concatMap}, the loser a {@code Mono.delay(1 h)} subscribed on a worker (a task
      *       that arms a timer), cancelled when the winner arrives.
@@ -173,12 +176,20 @@ public class Futures extends PeerBenchmark {
                 for (int i = 0; i < RACES; i++) {
                     int index = i;
                     total = total.thenCompose(sofar -> {
-                        CompletableFuture<Integer> winner = CompletableFuture.supplyAsync(() -> index, pool);
                         CompletableFuture<Integer> loser = new CompletableFuture<>();
+                        Callable<Boolean> sleeper = () -> loser.complete(sleepingThreadLoser());
+                        // Each pool runs the winner first, as FiberIo runs spawns in order: a
+                        // ForkJoinPool worker pops its newest submission first, so there the loser
+                        // is submitted first; the thread pool's queue is FIFO.
                         java.util.concurrent.Future<?> sleeping =
-                                pool.submit(() -> loser.complete(sleepingThreadLoser()));
+                                peers.fjp != null ? submitInterruptible(peers.fjp, sleeper) : null;
+                        CompletableFuture<Integer> winner = CompletableFuture.supplyAsync(() -> index, pool);
+                        if (sleeping == null) {
+                            sleeping = pool.submit(sleeper); // a FutureTask: cancel(true) interrupts
+                        }
+                        java.util.concurrent.Future<?> toCancel = sleeping;
                         return CompletableFuture.anyOf(winner, loser).thenApply(first -> {
-                            sleeping.cancel(true); // interrupts the loser's sleep, or it never starts
+                            toCancel.cancel(true); // interrupts the loser's sleep, or it never starts
                             return sofar + (Integer) first;
                         });
                     });
@@ -220,6 +231,18 @@ public class Futures extends PeerBenchmark {
         } catch (ExecutionException e) {
             throw new IllegalStateException(e.getCause());
         }
+    }
+
+    /**
+     * Submits {@code task} to {@code pool} so that {@code cancel(true)} interrupts it while it
+     * runs. {@code ForkJoinPool.submit} gives such a task only when called from outside the pool;
+     * from one of its workers (where a race after the first is composed) it gives one whose
+     * cancel never interrupts, and a loser asleep for an hour would hold its worker.
+     */
+    private static <T> ForkJoinTask<T> submitInterruptible(ForkJoinPool pool, Callable<T> task) {
+        ForkJoinTask<T> interruptible = ForkJoinTask.adaptInterruptible(task);
+        pool.execute(interruptible);
+        return interruptible;
     }
 
     /** A race's loser on a thread: sleeps an hour unless interrupted first. */

@@ -27,9 +27,10 @@ import org.openjdk.jmh.annotations.TearDown;
  * Tokio's busy tasks ({@code yield_now} in a loop), they yield: fibers with {@code Thread.yield()};
  * the thread pool by {@code execute} of itself (the back of its FIFO queue); kotlinx coroutines
  * with {@code yield()}; FJP, whose own
- * cooperative yield is to help, by running in place the submissions pending when it yields
- * ({@code pollSubmission} until none is left): a yield lets everything queued ahead run, as the
- * thread pool's FIFO resubmission does. The workload then measures how quickly a runtime gets remote work running between
+ * cooperative yield is to help, by running in place as many submissions as were pending when it
+ * yields ({@code getQueuedSubmissionCount}, then {@code pollSubmission}): a yield lets what is
+ * queued ahead run, as the thread pool's FIFO resubmission does (two spinners may count the same
+ * pending tasks, so together they can run up to twice as many). The workload then measures how quickly a runtime gets remote work running between
  * slices of busy tasks: its fairness and how often it looks at its shared (injector) queue.
  *
  * <p>Not in the default peers: {@code vthread}. With yield-looping virtual threads on both

@@ -61,7 +61,9 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      *                        read per entry, one CAS per sweep
      *
      * Finding work, in order (DESIGN §5):
-     *   0. every `injectorInterval` tasks, and at the pick after a fiber yielded here, a
+     *   0. every `injectorInterval` tasks, and at the pick after the JDK re-submitted a fiber
+     *      from this worker's own thread (a yield; also a park that raced its unpark, or a timer
+     *      this loop fired), a
      *      fair-share batch from the Injector first (fairness for external submissions, however
      *      busy the local queues are: one task per interval starved them behind yield-looping
      *      fibers, measured in SpawnManyRemoteBusy). A yield is a fiber stepping aside for the

@@ -179,13 +179,16 @@ public class Futures extends PeerBenchmark {
                         CompletableFuture<Integer> loser = new CompletableFuture<>();
                         Callable<Boolean> sleeper = () -> loser.complete(sleepingThreadLoser());
                         // Each pool runs the winner first, as FiberIo runs spawns in order: a
-                        // ForkJoinPool worker pops its newest submission first, so there the loser
-                        // is submitted first; the thread pool's queue is FIFO.
+                        // ForkJoinPool worker pops its own newest submission first, so from a
+                        // worker (every race after the first) the loser is submitted first; the
+                        // thread pool's queue and FJP's external submissions are FIFO.
+                        boolean newestFirst = peers.fjp != null && ForkJoinTask.inForkJoinPool();
                         java.util.concurrent.Future<?> sleeping =
-                                peers.fjp != null ? submitInterruptible(peers.fjp, sleeper) : null;
+                                newestFirst ? submitInterruptible(peers.fjp, sleeper) : null;
                         CompletableFuture<Integer> winner = CompletableFuture.supplyAsync(() -> index, pool);
-                        if (sleeping == null) {
-                            sleeping = pool.submit(sleeper); // a FutureTask: cancel(true) interrupts
+                        if (sleeping == null) { // cancel(true) interrupts TPE's FutureTask and this FJP task
+                            sleeping =
+                                    peers.fjp != null ? submitInterruptible(peers.fjp, sleeper) : pool.submit(sleeper);
                         }
                         java.util.concurrent.Future<?> toCancel = sleeping;
                         return CompletableFuture.anyOf(winner, loser).thenApply(first -> {

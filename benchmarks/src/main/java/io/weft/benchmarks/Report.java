@@ -83,8 +83,8 @@ public final class Report {
         WORKLOADS.put(
                 "SpawnManyRemoteBusy.spawnManyRemoteBusy",
                 "spawn_many_remote_busy: as remote_idle, while 2 spinner tasks keep both workers busy for the whole trial "
-                        + "(5 µs of spinning, then a yield: Thread.yield on fibers, resubmission on tpe, running every pending submission "
-                        + "in place on fjp). Virtual threads are not run: with yield-looping virtual threads on both carriers, the JDK default "
+                        + "(5 µs of spinning, then a yield: Thread.yield on fibers, resubmission on tpe, running in place "
+                        + "the submissions pending at its yield on fjp). Virtual threads are not run: with yield-looping virtual threads on both carriers, the JDK default "
                         + "scheduler never ran the remote spawns (see SpawnManyRemoteBusy's Javadoc).");
         WORKLOADS.put(
                 "TokioSuite.yieldMany",

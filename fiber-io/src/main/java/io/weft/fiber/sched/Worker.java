@@ -71,8 +71,8 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      *      queue run. Without that look, a worker whose fibers all yield in a loop took one batch
      *      per interval (see "Why 200 us" below): SpawnManyRemoteBusy 12.1 -> 3.3 ms/op (JMH, 3
      *      forks, two rounds; docs/ARCHITECTURE.md, "A yield looks at the Injector"). Its cost on
-     *      a yield is a plain store, and at the next pick two acquire loads when the Injector is
-     *      empty;
+     *      a yield is a plain store, and at the next pick two acquire loads and a volatile read
+     *      when the Injector is empty;
      *   1. the LIFO slot, at most MAX_LIFO_POLLS in a row (a fiber waking a fiber waking ... must
      *      not starve the queue): "per tick" in DESIGN §5 means consecutive polls here;
      *   2. the local RunQueue;
@@ -122,7 +122,7 @@ final class Worker implements Runnable, RunQueue.Sweeper {
      * twice FJP's 38.9 (BENCHMARKS.md quick run, 2026-11-27), and 16.4 ms/op +- 1% at 200 us (3
      * forks, two runs). The target matters only for tasks longer than target / 255 (0.8 us now):
      * shorter ones hit the 255 clamp either way, and a look at an empty Injector is two acquire
-     * loads, no lock.
+     * loads and a volatile read, no lock.
      *
      * The loop calls turn() through a MethodHandle the JIT cannot inline: an eternal loop must
      * not keep running compiled code that was made not entrant (Runner's notes, "Retirement,

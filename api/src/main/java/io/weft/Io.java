@@ -223,7 +223,9 @@ public interface Io {
      * @throws Cancelled if the winner was cancelled or the racing task is cancelled
      * @throws NullPointerException if an input is null
      * @throws IllegalArgumentException if an input was not made by Weft
-     * @throws IllegalStateException if a task races its own future
+     * @throws IllegalStateException if a task races its own future, or two tasks that run it in
+     *     place on the same thread (it runs inline inside them, or they await it before it
+     *     started): neither can complete before it does
      */
     static <T> T race(Future<? extends T> a, Future<? extends T> b) {
         return Races.race(a, b, false);
@@ -244,6 +246,9 @@ public interface Io {
      * @throws Cancelled if the winner was cancelled or the racing task is cancelled
      * @throws NullPointerException if an input is null
      * @throws IllegalArgumentException if an input was not made by Weft
+     * @throws IllegalStateException if a task races its own future, or a task that runs it in place
+     *     on the same thread (it runs inline inside that task, or that task awaits it before it
+     *     started): that task cannot complete before it does, nor be joined as the loser
      */
     static <T> T raceAndJoin(Future<? extends T> a, Future<? extends T> b) {
         return Races.race(a, b, true);

@@ -27,6 +27,16 @@ public final class Races {
      *
      * A plain thread with no Io installed can race too: the token is parked on directly.
      *
+     * Inputs that run the racer in place: under an inline Io, or join helping, the tasks that
+     * started the racer on its thread are suspended below it until it ends (Awaiting's
+     * isInlineAncestor). A race of two of them parked for good, and raceAndJoin with one of them
+     * parked for good joining it as the loser (Awaiting's own check threw only after the race had
+     * cancelled it); both now fail before anything is cancelled. The cost: per input, its state
+     * read twice (done? started?), and the walk of the racer's in-place parents only for an input
+     * started and not done. Only the racer's own stack is looked at: a deadlock through tasks on
+     * other fibers (each input awaiting the racer from a fiber of its own) is not detected, since
+     * a racer records no await link (one link cannot name two inputs).
+     *
      * raceAndJoin's wait for the inputs is shielded: for a task, its shield; for a plain thread,
      * whose waits end on interrupt whatever a shield says, Awaiting.joinUninterruptibly waits
      * again after an interrupt and gives it back after. Before, a plain thread interrupted while
@@ -53,6 +63,9 @@ public final class Races {
         if (me != null && (me == ta || me == tb)) {
             throw new IllegalStateException(me + " races its own future: it would cancel itself or never finish");
         }
+        if (me != null) {
+            checkNoInputRunsBelow(ta, tb, me, joinLoser);
+        }
         try { // the racer's cancellation (or a scope's) in effect: the race does not start
             if (me != null) {
                 me.throwIfCancelled();
@@ -72,6 +85,31 @@ public final class Races {
             Awaiting.joinUninterruptibly(loser, me); // shielded; on a plain thread, through interrupts too
         }
         return winner.report();
+    }
+
+    /**
+     * Fails a race that could never end: under an inline Io, or join helping, the tasks that started
+     * {@code me} on this thread are suspended below it until it ends, so a race of two of them has
+     * no input that can complete first, and raceAndJoin with one of them could never join it as its
+     * loser. One such input and another is a race the other input wins.
+     */
+    private static void checkNoInputRunsBelow(Task<?> a, Task<?> b, Task<?> me, boolean joinLoser) {
+        boolean aBelow = runsBelow(a, me);
+        boolean bBelow = runsBelow(b, me);
+        if (aBelow && bBelow) {
+            throw new IllegalStateException(me + " races " + a + " and " + b + ", which both run it in place on the"
+                    + " same thread (inline, or awaiting it before it started): neither can finish before it does");
+        }
+        if (joinLoser && (aBelow || bBelow)) {
+            throw new IllegalStateException(me + " races and joins " + (aBelow ? a : b) + ", which runs it in place"
+                    + " on the same thread (inline, or awaiting it before it started): it cannot finish before it"
+                    + " does, so it could never be joined as the loser");
+        }
+    }
+
+    /** Whether {@code input} started {@code me} on this thread and waits below it; see the notes. */
+    private static boolean runsBelow(Task<?> input, Task<?> me) {
+        return !input.isDone() && !input.isUnstarted() && Awaiting.isInlineAncestor(input, me);
     }
 
     /** Parks until one input completes; returns the first to complete (ties: the first argument). */

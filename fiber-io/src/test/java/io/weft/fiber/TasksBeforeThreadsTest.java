@@ -190,6 +190,47 @@ class TasksBeforeThreadsTest {
     }
 
     /**
+     * With one worker, each await below finds its task not started and runs it in place: the child
+     * runs above its parent, which runs above the grandparent, on one stack. A race of the two can
+     * have no first input, and raceAndJoin with one of them could never join it as the loser; both
+     * parked for good before, and now fail at once. The kit's RaceContract has the inline Io's case.
+     */
+    @Test
+    void racingTwoTasksThatRunTheRacerInPlaceFailsInsteadOfHanging() {
+        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+            List<String> failures = Collections.synchronizedList(new ArrayList<>());
+            AtomicReference<Thread> grandparentThread = new AtomicReference<>();
+            AtomicInteger ranInPlace = new AtomicInteger();
+            String out = io.call(() -> Io.async(() -> {
+                        grandparentThread.set(Thread.currentThread());
+                        Future<?> g = Io.currentTask().orElseThrow();
+                        return Io.async(() -> {
+                                    Future<?> p = Io.currentTask().orElseThrow();
+                                    for (boolean join : new boolean[] {false, true}) {
+                                        Future<Object> child = Io.async(() -> {
+                                            if (Thread.currentThread() == grandparentThread.get()) {
+                                                ranInPlace.incrementAndGet();
+                                            }
+                                            return join
+                                                    ? Io.raceAndJoin(p, Future.from(new CompletableFuture<>()))
+                                                    : Io.race(p, g);
+                                        });
+                                        failures.add(assertThrows(IllegalStateException.class, child::await)
+                                                .getMessage());
+                                    }
+                                    return "the parent went on";
+                                })
+                                .await();
+                    })
+                    .await());
+            assertEquals("the parent went on", out);
+            assertEquals(2, ranInPlace.get(), "both children were meant to run in place, on the grandparent's thread");
+            assertTrue(failures.get(0).contains("neither can finish before it does"), failures.get(0));
+            assertTrue(failures.get(1).contains("could never be joined as the loser"), failures.get(1));
+        }
+    }
+
+    /**
      * A cycle of awaits that passes through a task run in place: P runs X in place (it awaited X
      * before X started), X awaits Y, Y awaits P. P waits for X as surely as an await would, but
      * the help recorded no await link, so no one walked the cycle and all three hung, where the

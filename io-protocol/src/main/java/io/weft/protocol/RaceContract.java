@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.weft.Cancelled;
 import io.weft.Future;
@@ -322,6 +323,36 @@ public abstract class RaceContract extends IoContract {
         assertEquals("the other input", child.get().resultNow());
         assertEquals(
                 Future.State.CANCELLED, parent.future().state(), "the race cancelled its losing input, the parent");
+    }
+
+    /**
+     * Inline, a child runs inside its parent's async, which runs inside the grandparent's: a race of
+     * the two can have no first input, and raceAndJoin with one of them could never join it as the
+     * loser. Both fail at once (they parked for good before). A scheduling Io starts these tasks on
+     * fibers of their own unless an awaiter runs them in place; FiberIo's in-place case is
+     * TasksBeforeThreadsTest's.
+     */
+    @Test
+    void racingTwoTasksThatRunTheRacerInlineFailsInsteadOfHanging() {
+        assumeTrue(runsTasksInline(), "the tasks may start on fibers of their own, not inside one another");
+        List<String> failures = new CopyOnWriteArrayList<>();
+        Future<String> grandparent = inIo(() -> Io.async(() -> {
+            Future<?> g = Io.currentTask().orElseThrow();
+            return Io.async(() -> {
+                        Future<?> p = Io.currentTask().orElseThrow();
+                        for (boolean join : new boolean[] {false, true}) {
+                            Future<Object> child = Io.async(() ->
+                                    join ? Io.raceAndJoin(p, Future.from(new CompletableFuture<>())) : Io.race(p, g));
+                            failures.add(child.exceptionNow().getMessage());
+                        }
+                        return "the parent went on";
+                    })
+                    .await();
+        }));
+        assertEquals("the parent went on", inIo(grandparent::await));
+        assertEquals(2, failures.size(), failures::toString);
+        assertTrue(failures.get(0).contains("neither can finish before it does"), failures.get(0));
+        assertTrue(failures.get(1).contains("could never be joined as the loser"), failures.get(1));
     }
 
     @Test

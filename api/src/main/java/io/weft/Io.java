@@ -225,7 +225,8 @@ public interface Io {
      * @throws IllegalArgumentException if an input was not made by Weft
      * @throws IllegalStateException if a task races its own future, or two tasks that run it in
      *     place on the same thread (it runs inline inside them, or they await it before it
-     *     started): neither can complete before it does
+     *     started): neither can complete before it does; thrown before the racing task's own
+     *     cancellation is looked at, and before either input is cancelled
      */
     static <T> T race(Future<? extends T> a, Future<? extends T> b) {
         return Races.race(a, b, false);
@@ -248,7 +249,9 @@ public interface Io {
      * @throws IllegalArgumentException if an input was not made by Weft
      * @throws IllegalStateException if a task races its own future, or a task that runs it in place
      *     on the same thread (it runs inline inside that task, or that task awaits it before it
-     *     started): that task cannot complete before it does, nor be joined as the loser
+     *     started): that task cannot complete before it does, nor be joined as the loser;
+     *     thrown before the racing task's own cancellation is looked at, and before either input
+     *     is cancelled
      */
     static <T> T raceAndJoin(Future<? extends T> a, Future<? extends T> b) {
         return Races.race(a, b, true);

@@ -217,24 +217,13 @@ final class Awaiting {
      * suspended below it on the stack until {@code me} ends: awaiting one of them can never finish.
      */
     private static void checkNotInlineAncestor(Task<?> awaited, Task<?> me) {
-        if (isInlineAncestor(awaited, me)) {
-            throw new IllegalStateException(me + " awaits " + awaited + ", which runs it in place on the same thread"
-                    + " (inline, or awaiting it before it started) and cannot finish before it does");
-        }
-    }
-
-    /**
-     * Whether {@code task} started {@code me} on this thread and is suspended below it on the stack
-     * (an inline Io's spawner, or an awaiter that runs it in place): it cannot end before {@code me}
-     * does. A task not started yet is on no stack.
-     */
-    static boolean isInlineAncestor(Task<?> task, Task<?> me) {
         for (Task<?> t = me.inlineParent(); t != null; t = t.inlineParent()) {
-            if (t == task) {
-                return true;
+            if (t == awaited) {
+                throw new IllegalStateException(
+                        me + " awaits " + awaited + ", which runs it in place on the same thread"
+                                + " (inline, or awaiting it before it started) and cannot finish before it does");
             }
         }
-        return false;
     }
 
     /**

@@ -28,14 +28,17 @@ public final class Races {
      * A plain thread with no Io installed can race too: the token is parked on directly.
      *
      * Inputs that run the racer in place: under an inline Io, or join helping, the tasks that
-     * started the racer on its thread are suspended below it until it ends (Awaiting's
-     * isInlineAncestor). A race of two of them parked for good, and raceAndJoin with one of them
-     * parked for good joining it as the loser (Awaiting's own check threw only after the race had
-     * cancelled it); both now fail before anything is cancelled. The cost: per input, its state
-     * read twice (done? started?), and the walk of the racer's in-place parents only for an input
-     * started and not done. Only the racer's own stack is looked at: a deadlock through tasks on
-     * other fibers (each input awaiting the racer from a fiber of its own) is not detected, since
-     * a racer records no await link (one link cannot name two inputs).
+     * started the racer on its thread (its inline ancestors) are suspended below it until it ends.
+     * Before 2026-12-03 a race of two of them parked for good. So did raceAndJoin with one of them
+     * while its other input was pending; once the other input won, the join of the ancestor threw
+     * from Awaiting's check, after the race had cancelled it. Both now fail with
+     * IllegalStateException before anything is cancelled, and before the racer's own cancellation
+     * is looked at (as racing its own future does): the call is a mistake whether or not the racer
+     * was cancelled. The cost: one read of the racer's inline parent, and for a racer that has one,
+     * one walk of its chain of them (the tasks below it on this stack). Only that stack is looked
+     * at: a deadlock through tasks on other fibers (each input awaiting the racer from a fiber of
+     * its own) is not detected, since a racer records no await link (one link cannot name two
+     * inputs).
      *
      * raceAndJoin's wait for the inputs is shielded: for a task, its shield; for a plain thread,
      * whose waits end on interrupt whatever a shield says, Awaiting.joinUninterruptibly waits
@@ -63,8 +66,8 @@ public final class Races {
         if (me != null && (me == ta || me == tb)) {
             throw new IllegalStateException(me + " races its own future: it would cancel itself or never finish");
         }
-        if (me != null) {
-            checkNoInputRunsBelow(ta, tb, me, joinLoser);
+        if (me != null && me.inlineParent() != null) { // before its cancellation: see the notes
+            checkNoInputIsInlineAncestor(ta, tb, me, joinLoser);
         }
         try { // the racer's cancellation (or a scope's) in effect: the race does not start
             if (me != null) {
@@ -89,27 +92,27 @@ public final class Races {
 
     /**
      * Fails a race that could never end: under an inline Io, or join helping, the tasks that started
-     * {@code me} on this thread are suspended below it until it ends, so a race of two of them has
-     * no input that can complete first, and raceAndJoin with one of them could never join it as its
-     * loser. One such input and another is a race the other input wins.
+     * {@code me} on this thread (its inline ancestors) are suspended below it until it ends, so a
+     * race of two of them has no input that can complete first, and raceAndJoin with one of them
+     * could never join it as its loser. One of them and another input is a race the other input
+     * wins. An inline ancestor is running, never done or unstarted: the walk alone decides.
      */
-    private static void checkNoInputRunsBelow(Task<?> a, Task<?> b, Task<?> me, boolean joinLoser) {
-        boolean aBelow = runsBelow(a, me);
-        boolean bBelow = runsBelow(b, me);
-        if (aBelow && bBelow) {
+    private static void checkNoInputIsInlineAncestor(Task<?> a, Task<?> b, Task<?> me, boolean joinLoser) {
+        boolean aIsAncestor = false;
+        boolean bIsAncestor = false;
+        for (Task<?> t = me.inlineParent(); t != null; t = t.inlineParent()) {
+            aIsAncestor |= t == a;
+            bIsAncestor |= t == b;
+        }
+        if (aIsAncestor && bIsAncestor) {
             throw new IllegalStateException(me + " races " + a + " and " + b + ", which both run it in place on the"
                     + " same thread (inline, or awaiting it before it started): neither can finish before it does");
         }
-        if (joinLoser && (aBelow || bBelow)) {
-            throw new IllegalStateException(me + " races and joins " + (aBelow ? a : b) + ", which runs it in place"
-                    + " on the same thread (inline, or awaiting it before it started): it cannot finish before it"
-                    + " does, so it could never be joined as the loser");
+        if (joinLoser && (aIsAncestor || bIsAncestor)) {
+            throw new IllegalStateException(me + " races and joins " + (aIsAncestor ? a : b) + ", which runs it in"
+                    + " place on the same thread (inline, or awaiting it before it started): it cannot finish before"
+                    + " it does, so it could never be joined as the loser");
         }
-    }
-
-    /** Whether {@code input} started {@code me} on this thread and waits below it; see the notes. */
-    private static boolean runsBelow(Task<?> input, Task<?> me) {
-        return !input.isDone() && !input.isUnstarted() && Awaiting.isInlineAncestor(input, me);
     }
 
     /** Parks until one input completes; returns the first to complete (ties: the first argument). */

@@ -194,10 +194,12 @@ class TasksBeforeThreadsTest {
      * runs above its parent, which runs above the grandparent, on one stack. A race of the two can
      * have no first input, and raceAndJoin with one of them could never join it as the loser; both
      * parked for good before, and now fail at once. The kit's RaceContract has the inline Io's case.
+     * The virtual clock starts no spare worker (on a real clock one could steal a task before its
+     * await helps it), and a child not run in place fails before it races instead of hanging.
      */
     @Test
     void racingTwoTasksThatRunTheRacerInPlaceFailsInsteadOfHanging() {
-        try (FiberIo io = FiberIo.builder().workers(1).build()) {
+        try (FiberIo io = FiberIo.builder().workers(1).virtualClock().build()) {
             List<String> failures = Collections.synchronizedList(new ArrayList<>());
             AtomicReference<Thread> grandparentThread = new AtomicReference<>();
             AtomicInteger ranInPlace = new AtomicInteger();
@@ -208,9 +210,10 @@ class TasksBeforeThreadsTest {
                                     Future<?> p = Io.currentTask().orElseThrow();
                                     for (boolean join : new boolean[] {false, true}) {
                                         Future<Object> child = Io.async(() -> {
-                                            if (Thread.currentThread() == grandparentThread.get()) {
-                                                ranInPlace.incrementAndGet();
+                                            if (Thread.currentThread() != grandparentThread.get()) {
+                                                throw new AssertionError("not run in place: the race would hang");
                                             }
+                                            ranInPlace.incrementAndGet();
                                             return join
                                                     ? Io.raceAndJoin(p, Future.from(new CompletableFuture<>()))
                                                     : Io.race(p, g);

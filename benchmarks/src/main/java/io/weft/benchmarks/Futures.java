@@ -182,15 +182,10 @@ public class Futures extends PeerBenchmark {
                         // ForkJoinPool worker pops its own newest submission first, so from a
                         // worker (every race after the first) the loser is submitted first; the
                         // thread pool's queue and FJP's external submissions are FIFO.
-                        boolean newestFirst = peers.fjp != null && ForkJoinTask.inForkJoinPool();
-                        java.util.concurrent.Future<?> sleeping =
-                                newestFirst ? submitInterruptible(peers.fjp, sleeper) : null;
+                        boolean loserFirst = peers.fjp != null && ForkJoinTask.inForkJoinPool();
+                        java.util.concurrent.Future<?> sleeping = loserFirst ? submitLoser(peers, sleeper) : null;
                         CompletableFuture<Integer> winner = CompletableFuture.supplyAsync(() -> index, pool);
-                        if (sleeping == null) { // cancel(true) interrupts TPE's FutureTask and this FJP task
-                            sleeping =
-                                    peers.fjp != null ? submitInterruptible(peers.fjp, sleeper) : pool.submit(sleeper);
-                        }
-                        java.util.concurrent.Future<?> toCancel = sleeping;
+                        java.util.concurrent.Future<?> toCancel = loserFirst ? sleeping : submitLoser(peers, sleeper);
                         return CompletableFuture.anyOf(winner, loser).thenApply(first -> {
                             toCancel.cancel(true); // interrupts the loser's sleep, or it never starts
                             return sofar + (Integer) first;
@@ -234,6 +229,14 @@ public class Futures extends PeerBenchmark {
         } catch (ExecutionException e) {
             throw new IllegalStateException(e.getCause());
         }
+    }
+
+    /**
+     * Submits a race's loser to the pool peer so that {@code cancel(true)} interrupts it while it
+     * runs: the thread pool's FutureTask does; on FJP see {@link #submitInterruptible}.
+     */
+    private static java.util.concurrent.Future<?> submitLoser(Peers peers, Callable<Boolean> sleeper) {
+        return peers.fjp != null ? submitInterruptible(peers.fjp, sleeper) : peers.tpe.submit(sleeper);
     }
 
     /**
